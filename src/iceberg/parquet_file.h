@@ -1,0 +1,40 @@
+#pragma once
+
+// Parquet data files through Arrow/Parquet C++. Iceberg maps columns by field id, not by name, so
+// every column written carries its id as the Arrow field metadata key PARQUET:field_id.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace arrow {
+class DataType;
+class Field;
+class Table;
+}  // namespace arrow
+
+namespace binberg::iceberg {
+
+struct ParquetWriteOptions {
+  std::int64_t row_group_rows = 1 << 20;
+  int zstd_level = 3;
+};
+
+struct ParquetFileInfo {
+  std::string path;
+  std::int64_t rows = 0;
+  std::int64_t file_size_bytes = 0;
+};
+
+// An Arrow field carrying its Iceberg field id.
+std::shared_ptr<arrow::Field> field_with_id(const std::string& name, std::shared_ptr<arrow::DataType> type,
+                                            bool nullable, std::int32_t field_id);
+
+// Writes TABLE as one zstd-compressed Parquet file at PATH (replacing nothing: an existing file is
+// an error). Throws Error if a column lacks a field id or the write fails.
+ParquetFileInfo write_parquet(const std::string& path, const arrow::Table& table,
+                              const ParquetWriteOptions& options = {});
+
+std::shared_ptr<arrow::Table> read_parquet(const std::string& path);
+
+}  // namespace binberg::iceberg

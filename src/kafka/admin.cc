@@ -1,0 +1,61 @@
+#include "kafka/admin.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafkacpp.h>
+
+#include "core/error.h"
+
+namespace binberg::kafka {
+
+CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic, std::chrono::milliseconds timeout) {
+  auto conf = make_config(options, {{"client.id", "binberg-admin"}});
+  std::string error;
+  std::unique_ptr<RdKafka::Producer> handle(RdKafka::Producer::create(conf.get(), error));
+  if (!handle) fail("kafka {}: cannot create admin client: {}", options.bootstrap_servers, error);
+  rd_kafka_t* rk = handle->c_ptr();
+
+  char errstr[512];
+  rd_kafka_NewTopic_t* new_topic =
+      rd_kafka_NewTopic_new(topic.name.c_str(), topic.partitions, topic.replication_factor, errstr, sizeof errstr);
+  if (new_topic == nullptr) fail("kafka: invalid topic spec for {}: {}", topic.name, errstr);
+  for (const auto& [key, value] : topic.configs) {
+    if (rd_kafka_NewTopic_set_config(new_topic, key.c_str(), value.c_str()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_NewTopic_destroy(new_topic);
+      fail("kafka: invalid config {}={} for topic {}", key, value, topic.name);
+    }
+  }
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_AdminOptions_t* admin_options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+  rd_kafka_AdminOptions_set_operation_timeout(admin_options, static_cast<int>(timeout.count()), errstr, sizeof errstr);
+  rd_kafka_CreateTopics(rk, &new_topic, 1, admin_options, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, static_cast<int>(timeout.count()) + 5000);
+
+  CreateResult result = CreateResult::kCreated;
+  std::string failure;
+  if (event == nullptr) {
+    failure = "no answer from the controller in time";
+  } else if (rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    failure = rd_kafka_event_error_string(event);
+  } else {
+    size_t count = 0;
+    const rd_kafka_topic_result_t** results =
+        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event), &count);
+    for (size_t i = 0; i < count; ++i) {
+      rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[i]);
+      if (code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+        result = CreateResult::kAlreadyExists;
+      } else if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* message = rd_kafka_topic_result_error_string(results[i]);
+        failure = message != nullptr ? message : rd_kafka_err2str(code);
+      }
+    }
+  }
+  if (event != nullptr) rd_kafka_event_destroy(event);
+  rd_kafka_AdminOptions_destroy(admin_options);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_NewTopic_destroy(new_topic);
+  if (!failure.empty()) fail("kafka {}: cannot create topic {}: {}", options.bootstrap_servers, topic.name, failure);
+  return result;
+}
+
+}  // namespace binberg::kafka

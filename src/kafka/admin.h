@@ -1,0 +1,27 @@
+#pragma once
+
+// Topic administration through librdkafka's Admin API (the C++ wrapper has none).
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "kafka/client_config.h"
+
+namespace binberg::kafka {
+
+struct TopicSpec {
+  std::string name;
+  std::int32_t partitions = 1;
+  std::int16_t replication_factor = 1;
+  std::map<std::string, std::string> configs;  // e.g. cleanup.policy=compact
+};
+
+enum class CreateResult { kCreated, kAlreadyExists };
+
+// Creates TOPIC; an existing topic is not an error. Throws Error naming the topic otherwise.
+CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+}  // namespace binberg::kafka

@@ -1,0 +1,64 @@
+#pragma once
+
+// A Kafka consumer with manual offset control: binberg decides where to read from (offsets stored
+// in its Iceberg snapshots), so auto-commit is off and reads default to read_committed.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kafka/client_config.h"
+#include "kafka/producer.h"
+
+namespace RdKafka {
+class KafkaConsumer;
+}
+
+namespace binberg::kafka {
+
+struct ConsumedRecord {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::vector<Header> headers;
+  std::int64_t timestamp_ms = 0;
+};
+
+struct ConsumerOptions {
+  ClientOptions client;
+  std::string group_id;
+  bool read_committed = true;
+};
+
+struct PartitionStart {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::int64_t offset = 0;  // the next offset to read
+};
+
+class Consumer {
+ public:
+  static Consumer create(const ConsumerOptions& options);
+
+  Consumer(Consumer&&) noexcept;
+  Consumer& operator=(Consumer&&) noexcept;
+  ~Consumer();
+
+  // Reads exactly these partitions from these offsets (no group rebalancing).
+  void assign(const std::vector<PartitionStart>& partitions);
+  // The next record, or nullopt when none arrived within TIMEOUT. Throws Error on a consumer
+  // error other than reaching a partition's end.
+  std::optional<ConsumedRecord> poll(std::chrono::milliseconds timeout);
+
+ private:
+  struct State;
+  explicit Consumer(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace binberg::kafka

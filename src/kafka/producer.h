@@ -1,0 +1,64 @@
+#pragma once
+
+// A Kafka producer that reports every delivery failure instead of dropping it. Modes:
+// plain, idempotent (no duplicates from retries), transactional (records commit or abort together).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kafka/client_config.h"
+
+namespace RdKafka {
+class Producer;
+}
+
+namespace binberg::kafka {
+
+enum class ProducerMode { kPlain, kIdempotent, kTransactional };
+
+struct Header {
+  std::string name;
+  std::string value;
+};
+
+struct OutgoingRecord {
+  std::string topic;
+  std::optional<std::int32_t> partition;  // default: by key hash
+  std::optional<std::string> key;
+  std::optional<std::string> value;  // nullopt: tombstone
+  std::vector<Header> headers;
+};
+
+class Producer {
+ public:
+  // TRANSACTIONAL_ID is required for kTransactional; init_transactions runs here.
+  static Producer create(const ClientOptions& options, ProducerMode mode, const std::string& transactional_id = "");
+
+  Producer(Producer&&) noexcept;
+  Producer& operator=(Producer&&) noexcept;
+  ~Producer();
+
+  // Queues a record; throws Error if librdkafka refuses it (unknown topic, queue full after waiting).
+  void send(const OutgoingRecord& record);
+  // Waits until every queued record is acknowledged; throws Error naming the first failed
+  // delivery (topic, partition, error), so nothing is lost silently.
+  void flush(std::chrono::milliseconds timeout);
+
+  void begin_transaction();
+  void commit_transaction();
+  void abort_transaction();
+
+  std::uint64_t delivered() const;
+
+ private:
+  struct State;
+  explicit Producer(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace binberg::kafka
