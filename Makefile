@@ -1,0 +1,49 @@
+# Entry points for people and CI. `make demo` sets a fresh Debian 12 machine up and runs the local
+# demo; `make test` runs every test (unit tests under ASan+UBSan, integration tests against the
+# real service stack, which the tests bring up and down themselves).
+SHELL := /bin/bash
+RELEASE_DIR := build/release
+SANITIZE_DIR := build/sanitize
+CMAKE_FLAGS := -G Ninja -DBUILD_TESTING=ON
+CTEST_FLAGS := --output-on-failure --no-tests=error
+
+.PHONY: demo setup build build-sanitize test unit-test integration-test services-up services-down format clean
+
+demo: setup build
+	./scripts/services up
+	$(RELEASE_DIR)/src/cli/binberg smoke
+
+setup:
+	./scripts/setup
+
+$(RELEASE_DIR)/build.ninja:
+	cmake -S . -B $(RELEASE_DIR) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+$(SANITIZE_DIR)/build.ninja:
+	cmake -S . -B $(SANITIZE_DIR) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=Sanitize
+
+build: $(RELEASE_DIR)/build.ninja
+	cmake --build $(RELEASE_DIR)
+
+build-sanitize: $(SANITIZE_DIR)/build.ninja
+	cmake --build $(SANITIZE_DIR)
+
+test: unit-test integration-test
+
+unit-test: build-sanitize
+	ctest --test-dir $(SANITIZE_DIR) -L unit $(CTEST_FLAGS) -j2
+
+integration-test: build
+	ctest --test-dir $(RELEASE_DIR) -L integration $(CTEST_FLAGS)
+
+services-up:
+	./scripts/services up
+
+services-down:
+	./scripts/services down
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf build

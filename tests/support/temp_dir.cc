@@ -1,0 +1,21 @@
+#include "support/temp_dir.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "core/error.h"
+
+namespace binberg::testing {
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "binberg-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) fail("cannot create a temp dir from {}", pattern);
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace binberg::testing

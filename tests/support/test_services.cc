@@ -1,0 +1,62 @@
+#include "support/test_services.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "core/error.h"
+
+namespace binberg::testing {
+
+const services::Endpoints& stack() {
+  static const services::Endpoints endpoints = [] {
+    const char* dir = std::getenv("BINBERG_SERVICES_DIR");
+    if (dir == nullptr) {
+      fail("BINBERG_SERVICES_DIR is not set: run integration tests through ctest (fixture `services`)");
+    }
+    return services::load(dir);
+  }();
+  return endpoints;
+}
+
+namespace {
+mysql::ConnectionOptions mariadb_options(bool replication) {
+  const auto& maria = stack().mariadb();
+  mysql::ConnectionOptions options;
+  options.host = maria.host;
+  options.port = maria.port;
+  options.database = maria.database;
+  options.user = replication ? maria.replication_user : maria.user;
+  options.password = replication ? maria.replication_password : maria.password;
+  return options;
+}
+}  // namespace
+
+mysql::ConnectionOptions mariadb_admin_options() { return mariadb_options(false); }
+mysql::ConnectionOptions mariadb_replication_options() { return mariadb_options(true); }
+
+std::string unique_name(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  const auto now =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  return fmt::format("{}_{}_{}_{}", prefix, ::getpid(), now % 1000000000, counter++);
+}
+
+std::string run_command(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  if (!pipe) fail("cannot run: {}", command);
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) output.append(buffer.data(), n);
+  const int status = ::pclose(pipe.release());
+  if (status != 0) fail("command exited with status {}: {}\n{}", status, command, output);
+  return output;
+}
+
+}  // namespace binberg::testing
