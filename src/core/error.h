@@ -20,6 +20,12 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+// A service could not be reached or the connection dropped: retrying later may succeed.
+class ConnectionError : public Error {
+ public:
+  using Error::Error;
+};
+
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
   throw Error(fmt::format(format, std::forward<Args>(args)...));

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "mysql/source_checks.h"
 
 namespace binberg::mysql {
 namespace {
@@ -89,6 +90,7 @@ struct BinlogStream::State {
   Connection connection;
   MARIADB_RPL* rpl = nullptr;
   std::string address;
+  std::size_t checksum_bytes = 0;
 
   explicit State(Connection c) : connection(std::move(c)), address(connection.options().address()) {}
   ~State() {
@@ -114,9 +116,12 @@ BinlogStream BinlogStream::open(const StreamOptions& options) {
   }
   auto state = std::make_unique<State>(Connection::open(options.connection));
   Connection& connection = state->connection;
+  require_cdc_ready(connection);
+  if (options.start_position) require_position_available(connection, *options.start_position);
   // Without the checksum announcement the server refuses to stream; without capability 4 it sends
   // dummy events in place of MariaDB GTID events.
   connection.execute("SET @master_binlog_checksum = @@global.binlog_checksum");
+  state->checksum_bytes = connection.scalar("SELECT @@global.binlog_checksum").value_or("NONE") == "NONE" ? 0 : 4;
   connection.execute("SET @mariadb_slave_capability = 4");
   const auto heartbeat_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(options.heartbeat).count();
   connection.execute(fmt::format("SET @master_heartbeat_period = {}", heartbeat_ns));
@@ -156,8 +161,15 @@ std::optional<BinlogEvent> BinlogStream::next() {
                                                                             &mariadb_free_rpl_event);
   if (!raw) {
     if (mariadb_rpl_errno(rpl) == 0 && mysql_errno(state_->connection.handle()) == 0) return std::nullopt;
-    fail("binlog {}: reading after {} failed: {} {} (error {})", state_->address, position_.to_string(),
-         mariadb_rpl_error(rpl), mysql_error(state_->connection.handle()), mariadb_rpl_errno(rpl));
+    const unsigned code =
+        mariadb_rpl_errno(rpl) != 0 ? mariadb_rpl_errno(rpl) : mysql_errno(state_->connection.handle());
+    const std::string message =
+        fmt::format("binlog {}: reading after {} failed: {} {} (error {})", state_->address, position_.to_string(),
+                    mariadb_rpl_error(rpl), mysql_error(state_->connection.handle()), code);
+    // 2013/2006: the server went away; 1236: the server refused the position (e.g. purged).
+    if (code == 2013 || code == 2006) throw ConnectionError(message);
+    if (code == 1236) throw PositionUnavailable(message + "; the position may have been purged: take a fresh snapshot");
+    throw Error(message);
   }
   failpoint::hit("source.after_read");
   BinlogEvent event;
@@ -172,18 +184,50 @@ std::optional<BinlogEvent> BinlogStream::next() {
       break;
     case EventKind::kGtid:
       event.gtid = Gtid{raw->event.gtid.domain_id, raw->server_id, raw->event.gtid.sequence_nr};
+      event.gtid_flags = raw->event.gtid.flags;
       break;
-    case EventKind::kTableMap:
-      event.table_id = raw->event.table_map.table_id;
-      event.database = text(raw->event.table_map.database);
-      event.table = text(raw->event.table_map.table);
+    case EventKind::kTableMap: {
+      const auto& map = raw->event.table_map;
+      const std::size_t null_bytes = (map.column_count + 7) / 8;
+      // The optional metadata runs from the null bitmap to the event's end, before its checksum.
+      const unsigned char* optional_start = map.null_indicator + null_bytes;
+      const unsigned char* event_end = raw->raw_data + raw->raw_data_ofs + raw->event_length - state_->checksum_bytes;
+      if (optional_start > event_end)
+        fail("binlog {}: TABLE_MAP at {} is truncated", state_->address, position_.to_string());
+      event.table_map = TableMapEventData{
+          map.table_id,
+          text(map.database),
+          text(map.table),
+          text(map.column_types),
+          text(map.metadata),
+          std::string(reinterpret_cast<const char*>(map.null_indicator), null_bytes),
+          std::string(reinterpret_cast<const char*>(optional_start),
+                      static_cast<std::size_t>(event_end - optional_start)),
+      };
       break;
+    }
     case EventKind::kWriteRows:
     case EventKind::kUpdateRows:
-    case EventKind::kDeleteRows:
-      event.table_id = raw->event.rows.table_id;
-      event.row_bytes = raw->event.rows.row_data_size;
+    case EventKind::kDeleteRows: {
+      const auto& rows = raw->event.rows;
+      if (rows.compressed)
+        fail("binlog {}: compressed rows event at {} (turn log_bin_compress off)", state_->address,
+             position_.to_string());
+      const std::size_t bitmap_bytes = (rows.column_count + 7) / 8;
+      RowsEventData data;
+      data.kind = event.kind == EventKind::kWriteRows    ? RowsKind::kWrite
+                  : event.kind == EventKind::kUpdateRows ? RowsKind::kUpdate
+                                                         : RowsKind::kDelete;
+      data.table_id = rows.table_id;
+      data.column_count = rows.column_count;
+      data.columns_before.assign(reinterpret_cast<const char*>(rows.column_bitmap), bitmap_bytes);
+      if (data.kind == RowsKind::kUpdate) {
+        data.columns_after.assign(reinterpret_cast<const char*>(rows.column_update_bitmap), bitmap_bytes);
+      }
+      data.rows.assign(static_cast<const char*>(rows.row_data), rows.row_data_size);
+      event.rows = std::move(data);
       break;
+    }
     case EventKind::kQuery:
       event.database = text(raw->event.query.database);
       event.statement = text(raw->event.query.statement);

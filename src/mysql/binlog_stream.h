@@ -10,10 +10,19 @@
 #include <optional>
 #include <string>
 
+#include "core/error.h"
 #include "mysql/connection.h"
 #include "mysql/gtid.h"
+#include "mysql/row_decoder.h"
+#include "mysql/table_map.h"
 
 namespace binberg::mysql {
+
+// The server cannot stream from the requested position (purged or never written).
+class PositionUnavailable : public Error {
+ public:
+  using Error::Error;
+};
 
 struct BinlogPosition {
   std::string file;
@@ -54,13 +63,13 @@ struct BinlogEvent {
   std::uint8_t type_code = 0;
   std::uint32_t timestamp = 0;
   std::uint32_t server_id = 0;
-  BinlogPosition end;        // where the event after this one starts
-  std::optional<Gtid> gtid;  // kGtid
-  std::string database;      // kTableMap, kQuery
-  std::string table;         // kTableMap
-  std::uint64_t table_id = 0;
-  std::string statement;  // kQuery
-  std::size_t row_bytes = 0;
+  BinlogPosition end;                          // where the event after this one starts
+  std::optional<Gtid> gtid;                    // kGtid
+  std::uint8_t gtid_flags = 0;                 // kGtid: FL_STANDALONE (no BEGIN/COMMIT around it), FL_DDL, ...
+  std::string database;                        // kQuery
+  std::string statement;                       // kQuery
+  std::optional<TableMapEventData> table_map;  // kTableMap
+  std::optional<RowsEventData> rows;           // kWriteRows, kUpdateRows, kDeleteRows
 };
 
 class BinlogStream {

@@ -35,8 +35,12 @@ Connection Connection::open(const ConnectionOptions& options) {
   const char* database = options.database.empty() ? nullptr : options.database.c_str();
   if (mysql_real_connect(handle, options.host.c_str(), options.user.c_str(), options.password.c_str(), database,
                          options.port, nullptr, CLIENT_MULTI_RESULTS) == nullptr) {
-    fail("mysql {}: cannot connect as '{}': {} (error {})", options.address(), options.user, mysql_error(handle),
-         mysql_errno(handle));
+    const std::string message = fmt::format("mysql {}: cannot connect as '{}': {} (error {})", options.address(),
+                                            options.user, mysql_error(handle), mysql_errno(handle));
+    // 2002/2003/2013: no server listening or connection lost; anything else (auth, unknown db) is final.
+    const unsigned code = mysql_errno(handle);
+    if (code == 2002 || code == 2003 || code == 2006 || code == 2013) throw ConnectionError(message);
+    throw Error(message);
   }
   return connection;
 }

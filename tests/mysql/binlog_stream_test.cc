@@ -90,8 +90,9 @@ TEST_F(BinlogStreamTest, DeliversACommittedTransactionInOrder) {
                               EventKind::kUpdateRows, EventKind::kTableMap, EventKind::kDeleteRows, EventKind::kXid}));
   for (const auto& event : events) {
     if (event.kind == EventKind::kTableMap) {
-      EXPECT_EQ(event.table, table_);
-      EXPECT_EQ(event.database, testing::stack().mariadb().database);
+      ASSERT_TRUE(event.table_map.has_value());
+      EXPECT_EQ(event.table_map->table, table_);
+      EXPECT_EQ(event.table_map->database, testing::stack().mariadb().database);
     }
     if (event.kind == EventKind::kGtid) {
       ASSERT_TRUE(event.gtid.has_value());

@@ -1,0 +1,66 @@
+#include "core/table_schema.h"
+
+namespace binberg {
+
+const char* to_string(SourceType type) {
+  switch (type) {
+    case SourceType::kTinyInt:
+      return "TINYINT";
+    case SourceType::kSmallInt:
+      return "SMALLINT";
+    case SourceType::kMediumInt:
+      return "MEDIUMINT";
+    case SourceType::kInt:
+      return "INT";
+    case SourceType::kBigInt:
+      return "BIGINT";
+    case SourceType::kFloat:
+      return "FLOAT";
+    case SourceType::kDouble:
+      return "DOUBLE";
+    case SourceType::kDecimal:
+      return "DECIMAL";
+    case SourceType::kBit:
+      return "BIT";
+    case SourceType::kYear:
+      return "YEAR";
+    case SourceType::kDate:
+      return "DATE";
+    case SourceType::kTime:
+      return "TIME";
+    case SourceType::kDateTime:
+      return "DATETIME";
+    case SourceType::kTimestamp:
+      return "TIMESTAMP";
+    case SourceType::kChar:
+      return "CHAR";
+    case SourceType::kVarchar:
+      return "VARCHAR";
+    case SourceType::kText:
+      return "TEXT";
+    case SourceType::kBinary:
+      return "BINARY";
+    case SourceType::kVarbinary:
+      return "VARBINARY";
+    case SourceType::kBlob:
+      return "BLOB";
+    case SourceType::kEnum:
+      return "ENUM";
+    case SourceType::kSet:
+      return "SET";
+    case SourceType::kJson:
+      return "JSON";
+    case SourceType::kGeometry:
+      return "GEOMETRY";
+  }
+  return "?";
+}
+
+std::optional<std::size_t> TableSchema::column_index(const std::string& name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace binberg

@@ -1,0 +1,65 @@
+#pragma once
+
+// The shape of a captured source table, as the source reports it. Shared by every change event of
+// the table (events hold a shared_ptr), replaced as a whole when DDL changes the table.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace binberg {
+
+// Source column types, named after MySQL's; the decoder maps each to one Value kind.
+enum class SourceType : std::uint8_t {
+  kTinyInt,
+  kSmallInt,
+  kMediumInt,
+  kInt,
+  kBigInt,
+  kFloat,
+  kDouble,
+  kDecimal,
+  kBit,
+  kYear,
+  kDate,
+  kTime,
+  kDateTime,
+  kTimestamp,
+  kChar,
+  kVarchar,
+  kText,  // TEXT family and MariaDB JSON (LONGTEXT)
+  kBinary,
+  kVarbinary,
+  kBlob,
+  kEnum,
+  kSet,
+  kJson,  // MySQL binary JSON
+  kGeometry,
+};
+
+const char* to_string(SourceType type);
+
+struct Column {
+  std::string name;
+  SourceType type = SourceType::kInt;
+  bool nullable = true;
+  bool is_unsigned = false;
+  std::uint32_t precision = 0;       // DECIMAL digits, BIT width, fractional-second digits
+  std::uint32_t scale = 0;           // DECIMAL scale
+  std::uint32_t max_bytes = 0;       // CHAR/VARCHAR/BINARY byte length, BLOB length-prefix bytes
+  std::string charset;               // e.g. utf8mb4, latin1, binary; empty for non-character types
+  std::vector<std::string> symbols;  // ENUM and SET values, in declaration order
+};
+
+struct TableSchema {
+  std::string database;
+  std::string table;
+  std::vector<Column> columns;
+  std::vector<std::size_t> primary_key;  // column indexes, in key order; empty: no primary key
+
+  std::string qualified_name() const { return database + "." + table; }
+  std::optional<std::size_t> column_index(const std::string& name) const;
+};
+
+}  // namespace binberg

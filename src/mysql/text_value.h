@@ -1,0 +1,26 @@
+#pragma once
+
+// Typed values from the text protocol (SELECT results), equal to what the row decoder produces
+// from the binlog for the same row. The snapshot reads rows this way; select_expression() gives
+// the column expressions that make the text exact (FLOAT as DOUBLE, BIT as an integer, TIMESTAMP
+// in UTC with the session time zone at +00:00).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/table_schema.h"
+#include "core/value.h"
+
+namespace binberg::mysql {
+
+// SELECT expression for COLUMN: exact text for every type.
+std::string select_expression(const Column& column);
+
+// Parses the text of COLUMN's value (nullopt: SQL NULL); throws Error naming the column.
+Value parse_text_value(const Column& column, const std::optional<std::string>& text);
+
+// Quotes an identifier with backticks.
+std::string quote_identifier(std::string_view name);
+
+}  // namespace binberg::mysql

@@ -1,0 +1,59 @@
+#pragma once
+
+// Groups binlog events into whole source transactions (GTID ... XID/COMMIT), decodes their rows
+// and hands each one out only once it is complete. After a dropped connection or a server
+// restart it reconnects with backoff and resumes right after the last whole transaction it
+// returned, discarding any half-read one, so nothing is lost, duplicated or split.
+
+#include <chrono>
+#include <map>
+#include <optional>
+
+#include "core/source_transaction.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/charset.h"
+#include "mysql/row_decoder.h"
+#include "mysql/table_map.h"
+
+namespace binberg::mysql {
+
+struct ReconnectPolicy {
+  std::chrono::milliseconds first_delay{100};
+  std::chrono::milliseconds max_delay{5000};
+  std::chrono::seconds give_up_after{300};
+};
+
+class TransactionReader {
+ public:
+  TransactionReader(StreamOptions options, CharsetNames charsets, ReconnectPolicy reconnect = {});
+
+  // The next whole transaction; nullopt at the end of the binlog in non-blocking mode.
+  std::optional<SourceTransaction> next();
+
+  // Where the binlog continues after the last transaction returned.
+  const BinlogPosition& position() const { return position_; }
+  // The GTID position including the last transaction returned.
+  const GtidPosition& gtid_position() const { return gtid_position_; }
+  std::uint64_t reconnects() const { return reconnects_; }
+
+ private:
+  std::optional<SourceTransaction> read_transaction();
+  void connect();
+  void add_rows(SourceTransaction& txn, const BinlogEvent& event, std::uint32_t& row_index);
+  void finish(SourceTransaction& txn, const BinlogEvent& commit);
+
+  StreamOptions options_;
+  CharsetNames charsets_;
+  ReconnectPolicy reconnect_;
+  std::optional<BinlogStream> stream_;
+  std::map<std::uint64_t, TableMap> tables_;
+  RowDecoder decoder_;
+  BinlogPosition position_;
+  GtidPosition gtid_position_;
+  std::uint64_t reconnects_ = 0;
+};
+
+// True for statements that change table definitions (CREATE/ALTER/DROP/RENAME/TRUNCATE ...).
+bool is_schema_change(std::string_view statement);
+
+}  // namespace binberg::mysql
