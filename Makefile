@@ -7,7 +7,7 @@ SANITIZE_DIR := build/sanitize
 CMAKE_FLAGS := -G Ninja -DBUILD_TESTING=ON
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: demo setup build build-sanitize test unit-test integration-test services-up services-down format clean
+.PHONY: bench demo setup build build-sanitize test unit-test integration-test services-up services-down format clean
 
 demo: setup build
 	./scripts/services up
@@ -47,3 +47,6 @@ format:
 
 clean:
 	rm -rf build
+
+bench: build
+	$(RELEASE_DIR)/bench/decode_bench --dir $${BINBERG_SERVICES_DIR:-.services}
