@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "mysql/snapshot_reader.h"
 #include "source_test_support.h"
 
 namespace binberg::mysql {
@@ -179,6 +180,31 @@ TEST_F(TypeMatrixTest, SchemaCarriesFullMetadata) {
   EXPECT_EQ(column("cw").type, SourceType::kChar);
   EXPECT_EQ(column("lt").type, SourceType::kText);
   EXPECT_EQ(column("g").type, SourceType::kGeometry);
+}
+
+TEST_F(TypeMatrixTest, InformationSchemaGivesTheSameSchemaAsTheBinlog) {
+  const BinlogPosition start = testing::master_position(db_);
+  db_.execute(fmt::format("INSERT INTO {} (id) VALUES (1)", table_));
+  auto transactions = testing::read_transactions(start);
+  ASSERT_FALSE(transactions.empty());
+  const TableSchema& from_binlog = *transactions.back().events.at(0).schema;
+  const auto from_catalog = load_table_schema(db_, from_binlog.database, table_);
+  ASSERT_EQ(from_catalog->columns.size(), from_binlog.columns.size());
+  EXPECT_EQ(from_catalog->primary_key, from_binlog.primary_key);
+  for (std::size_t i = 0; i < from_binlog.columns.size(); ++i) {
+    const Column& a = from_binlog.columns[i];
+    const Column& b = from_catalog->columns[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(to_string(a.type), to_string(b.type)) << a.name;
+    EXPECT_EQ(a.is_unsigned, b.is_unsigned) << a.name;
+    EXPECT_EQ(a.nullable, b.nullable) << a.name;
+    EXPECT_EQ(a.symbols, b.symbols) << a.name;
+    if (a.type == SourceType::kDecimal || a.type == SourceType::kBit || a.type == SourceType::kTime ||
+        a.type == SourceType::kDateTime || a.type == SourceType::kTimestamp) {
+      EXPECT_EQ(a.precision, b.precision) << a.name;
+      EXPECT_EQ(a.scale, b.scale) << a.name;
+    }
+  }
 }
 
 }  // namespace
