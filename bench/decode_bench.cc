@@ -22,16 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-mysql::ConnectionOptions options(const services::MariadbEndpoint& maria, bool replication) {
-  mysql::ConnectionOptions o;
-  o.host = maria.host;
-  o.port = maria.port;
-  o.database = maria.database;
-  o.user = replication ? maria.replication_user : maria.user;
-  o.password = replication ? maria.replication_password : maria.password;
-  return o;
-}
-
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
@@ -55,7 +45,7 @@ int main(int argc, char** argv) {
   try {
     const auto endpoints = services::load(dir);
     const auto& maria = endpoints.mariadb();
-    auto db = mysql::Connection::open(options(maria, false));
+    auto db = mysql::Connection::open(services::mariadb_options(maria, services::MariadbRole::kAdmin));
     db.execute("DROP TABLE IF EXISTS bench_decode");
     db.execute(
         "CREATE TABLE bench_decode (id BIGINT PRIMARY KEY, qty INT, price DECIMAL(12,2), sku VARCHAR(32), "
@@ -74,7 +64,7 @@ int main(int argc, char** argv) {
     }
 
     mysql::StreamOptions stream_options;
-    stream_options.connection = options(maria, true);
+    stream_options.connection = services::mariadb_options(maria, services::MariadbRole::kReplication);
     stream_options.server_id = 9300;
     stream_options.start_position = start;
     stream_options.blocking = false;

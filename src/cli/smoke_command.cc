@@ -47,16 +47,6 @@ class StepTimer {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-mysql::ConnectionOptions connection_options(const services::MariadbEndpoint& maria, bool replication) {
-  mysql::ConnectionOptions options;
-  options.host = maria.host;
-  options.port = maria.port;
-  options.database = maria.database;
-  options.user = replication ? maria.replication_user : maria.user;
-  options.password = replication ? maria.replication_password : maria.password;
-  return options;
-}
-
 std::vector<ItemRow> write_source_rows(mysql::Connection& db, int rows, mysql::BinlogPosition& before) {
   db.execute("DROP TABLE IF EXISTS smoke_items");
   db.execute("CREATE TABLE smoke_items (id BIGINT PRIMARY KEY, name VARCHAR(64) NOT NULL, price DECIMAL(10,2))");
@@ -78,7 +68,7 @@ std::vector<ItemRow> write_source_rows(mysql::Connection& db, int rows, mysql::B
 
 std::string read_transaction(const services::MariadbEndpoint& maria, const mysql::BinlogPosition& from) {
   mysql::StreamOptions options;
-  options.connection = connection_options(maria, /*replication=*/true);
+  options.connection = services::mariadb_options(maria, services::MariadbRole::kReplication);
   options.server_id = 4242;
   options.start_position = from;
   options.blocking = false;
@@ -162,7 +152,7 @@ int run_smoke(const SmokeArgs& args) {
   fmt::print("binberg smoke: services in {}\n", endpoints.dir);
 
   StepTimer mariadb_step("mariadb");
-  auto db = mysql::Connection::open(connection_options(maria, /*replication=*/false));
+  auto db = mysql::Connection::open(services::mariadb_options(maria, services::MariadbRole::kAdmin));
   mysql::BinlogPosition before;
   auto rows = write_source_rows(db, args.rows, before);
   mariadb_step.done(fmt::format("{} rows committed to {}.smoke_items", rows.size(), maria.database));

@@ -26,6 +26,17 @@ T field(const nlohmann::json& object, const char* service, const char* key, cons
 
 }  // namespace
 
+mysql::ConnectionOptions mariadb_options(const MariadbEndpoint& endpoint, MariadbRole role) {
+  mysql::ConnectionOptions options;
+  options.host = endpoint.host;
+  options.port = endpoint.port;
+  options.database = endpoint.database;
+  const bool replication = role == MariadbRole::kReplication;
+  options.user = replication ? endpoint.replication_user : endpoint.user;
+  options.password = replication ? endpoint.replication_password : endpoint.password;
+  return options;
+}
+
 std::string default_dir() {
   if (const char* dir = std::getenv("BINBERG_SERVICES_DIR"); dir != nullptr && *dir != '\0') return dir;
   return std::string(kSourceDir) + "/.services";

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "mysql/connection.h"
+
 namespace binberg::services {
 
 struct MariadbEndpoint {
@@ -42,6 +44,11 @@ class Endpoints {
   const std::string& kafka_bootstrap_servers() const;
   const std::string& registry_url() const;
 };
+
+enum class MariadbRole { kAdmin, kReplication };
+
+// Client options for the stack's MariaDB as its admin user (tests, demo) or its CDC user.
+mysql::ConnectionOptions mariadb_options(const MariadbEndpoint& endpoint, MariadbRole role);
 
 // The services dir: $BINBERG_SERVICES_DIR, else <source dir>/.services.
 std::string default_dir();

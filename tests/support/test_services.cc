@@ -24,21 +24,12 @@ const services::Endpoints& stack() {
   return endpoints;
 }
 
-namespace {
-mysql::ConnectionOptions mariadb_options(bool replication) {
-  const auto& maria = stack().mariadb();
-  mysql::ConnectionOptions options;
-  options.host = maria.host;
-  options.port = maria.port;
-  options.database = maria.database;
-  options.user = replication ? maria.replication_user : maria.user;
-  options.password = replication ? maria.replication_password : maria.password;
-  return options;
+mysql::ConnectionOptions mariadb_admin_options() {
+  return services::mariadb_options(stack().mariadb(), services::MariadbRole::kAdmin);
 }
-}  // namespace
-
-mysql::ConnectionOptions mariadb_admin_options() { return mariadb_options(false); }
-mysql::ConnectionOptions mariadb_replication_options() { return mariadb_options(true); }
+mysql::ConnectionOptions mariadb_replication_options() {
+  return services::mariadb_options(stack().mariadb(), services::MariadbRole::kReplication);
+}
 
 std::string unique_name(const std::string& prefix) {
   static std::atomic<int> counter{0};
