@@ -1,0 +1,114 @@
+#pragma once
+
+// The Avro binary encoding: primitives (Encoder, Decoder) and whole datums driven by a schema.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "avro/schema.h"
+#include "avro/value.h"
+
+namespace binberg::avro {
+
+// Deeper data is rejected: recursive schemas would otherwise let hostile input exhaust the stack.
+inline constexpr int kMaxNestingDepth = 128;
+
+// Appends encoded primitives to a byte string.
+class Encoder {
+ public:
+  explicit Encoder(std::string& out) : out_(out) {}
+
+  void write_bool(bool value) { out_.push_back(value ? '\1' : '\0'); }
+  void write_int(std::int32_t value) { write_long(value); }
+  void write_long(std::int64_t value);  // zig-zag varint
+  void write_float(float value);        // little-endian IEEE 754
+  void write_double(double value);
+  void write_bytes(std::string_view bytes);  // long length, then the bytes
+  void write_fixed(std::string_view bytes) { out_.append(bytes); }
+
+ private:
+  std::string& out_;
+};
+
+// Reads encoded primitives strictly: never past the buffer, no overlong varints, no negative or
+// oversized lengths. Every error names the byte offset and what was being read.
+class Decoder {
+ public:
+  // Errors name `context` and offsets counted from `base_offset` (the buffer's position in a larger input).
+  explicit Decoder(std::string_view data, std::string context = "datum", std::size_t base_offset = 0)
+      : data_(data), context_(std::move(context)), base_offset_(base_offset) {}
+
+  bool read_bool();
+  std::int32_t read_int();
+  std::int64_t read_long();
+  float read_float();
+  double read_double();
+  std::string_view read_bytes();  // a view into the buffer
+  std::string_view read_fixed(std::size_t size);
+  std::size_t read_union_branch(std::size_t branch_count);
+
+  struct BlockHeader {
+    std::size_t count = 0;                 // 0 after the last block
+    std::optional<std::size_t> byte_size;  // present when the writer gave it (negative count)
+  };
+  BlockHeader read_block_header();
+
+  void skip(std::size_t size);
+  // Throws when bytes remain: a buffer meant to hold whole datums holds more.
+  void expect_end() const;
+  std::size_t offset() const { return position_; }
+  std::size_t remaining() const { return data_.size() - position_; }
+  [[noreturn]] void fail_at(std::size_t offset, std::string_view problem) const;
+
+  // Counts one level of nesting for as long as it lives; throws beyond kMaxNestingDepth.
+  class Nesting {
+   public:
+    explicit Nesting(Decoder& decoder);
+    ~Nesting() { --decoder_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Decoder& decoder_;
+  };
+
+ private:
+  std::uint64_t read_varint(int max_bytes, std::uint8_t max_last_byte, std::string_view what);
+  std::string_view take(std::size_t size, std::string_view what);
+
+  std::string_view data_;
+  std::size_t position_ = 0;
+  std::string context_;
+  std::size_t base_offset_;
+  int depth_ = 0;
+};
+
+// Throws Error naming the path in the value (e.g. "/fields/price") when the value does not fit the schema.
+// A union accepts a Union, or any other value for the first branch of the value's kind.
+void encode(const Node& schema, const Value& value, Encoder& encoder);
+std::string encode(const Schema& schema, const Value& value);
+
+// Decodes one datum at the decoder's position. Unions decode to Union, enums to Enum, fixed to Bytes.
+Value decode(const Node& schema, Decoder& decoder);
+// Decodes a buffer holding exactly one datum (trailing bytes are an error).
+Value decode(const Schema& schema, std::string_view datum);
+// Advances past one datum without building it.
+void skip(const Node& schema, Decoder& decoder);
+
+// Arrays (and container blocks) of items that may encode to zero bytes cannot be bounded by the
+// input size, so they are capped at this many items.
+inline constexpr std::size_t kMaxEmptyItems = std::size_t{1} << 20;
+
+// True when a datum of the schema may encode to zero bytes (null, fixed of size 0, such records).
+bool can_encode_empty(const Node& schema);
+
+// Calls `item` once per item of a blocked array or map (`item` reads a map key itself). Block counts are
+// bounded by the input left, so hostile counts cannot allocate or loop without data to back them.
+void for_each_item(const Node& items, Decoder& decoder, const std::function<void()>& item);
+
+}  // namespace binberg::avro
