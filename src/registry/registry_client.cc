@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <map>
+#include <mutex>
+#include <thread>
 
 namespace binberg::registry {
 namespace {
@@ -50,6 +53,8 @@ struct RegistryClient::State {
   RegistryOptions options;
   ParsedUrl url;
   httplib::Client http;
+  std::mutex cache_mutex;
+  std::map<std::int32_t, std::string> schemas_by_id;
 
   explicit State(RegistryOptions o) : options(std::move(o)), url(parse_url(options.url)), http(url.origin) {
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(options.timeout);
@@ -59,15 +64,32 @@ struct RegistryClient::State {
     http.set_write_timeout(seconds.count(), micros.count());
   }
 
-  // Sends one request and returns the parsed JSON body of a 2xx answer; throws otherwise.
+  // Sends a request and returns the parsed JSON body of a 2xx answer; throws otherwise.
+  // Connection failures and 5xx answers are retried: registering the same schema is idempotent.
   nlohmann::json call(const std::string& method, const std::string& path, const nlohmann::json* body) {
+    auto backoff = options.first_backoff;
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return call_once(method, path, body);
+      } catch (const RegistryError& e) {
+        if (e.http_status() < 500 || attempt >= options.attempts) throw;
+      } catch (const ConnectionError&) {
+        if (attempt >= options.attempts) throw;
+      }
+      std::this_thread::sleep_for(backoff);
+      backoff *= 2;
+    }
+  }
+
+  nlohmann::json call_once(const std::string& method, const std::string& path, const nlohmann::json* body) {
     const std::string target = url.path + path;
     httplib::Headers headers = {{"Accept", kContentType}};
     httplib::Result result = method == "GET"    ? http.Get(target, headers)
                              : method == "POST" ? http.Post(target, headers, body->dump(), kContentType)
                                                 : http.Put(target, headers, body->dump(), kContentType);
     if (!result) {
-      fail("registry {}: {} {} failed: {}", url.origin, method, target, httplib::to_string(result.error()));
+      throw ConnectionError(
+          fmt::format("registry {}: {} {} failed: {}", url.origin, method, target, httplib::to_string(result.error())));
     }
     nlohmann::json answer = nlohmann::json::parse(result->body, nullptr, /*allow_exceptions=*/false);
     if (result->status >= 200 && result->status < 300) {
@@ -86,6 +108,13 @@ struct RegistryClient::State {
   }
 };
 
+namespace {
+SubjectVersion subject_version(const nlohmann::json& answer, const std::string& subject) {
+  return SubjectVersion{answer.value("subject", subject), answer.at("version").get<std::int32_t>(),
+                        answer.at("id").get<std::int32_t>(), answer.at("schema").get<std::string>()};
+}
+}  // namespace
+
 RegistryClient::RegistryClient(RegistryOptions options) : state_(std::make_unique<State>(std::move(options))) {}
 RegistryClient::RegistryClient(RegistryClient&&) noexcept = default;
 RegistryClient& RegistryClient::operator=(RegistryClient&&) noexcept = default;
@@ -97,7 +126,28 @@ std::int32_t RegistryClient::register_schema(const std::string& subject, const s
 }
 
 std::string RegistryClient::schema_by_id(std::int32_t id) {
-  return state_->call("GET", fmt::format("/schemas/ids/{}", id), nullptr).at("schema").get<std::string>();
+  {
+    std::lock_guard lock(state_->cache_mutex);
+    if (auto it = state_->schemas_by_id.find(id); it != state_->schemas_by_id.end()) return it->second;
+  }
+  std::string schema = state_->call("GET", fmt::format("/schemas/ids/{}", id), nullptr).at("schema").get<std::string>();
+  std::lock_guard lock(state_->cache_mutex);
+  return state_->schemas_by_id.emplace(id, std::move(schema)).first->second;
+}
+
+SubjectVersion RegistryClient::lookup(const std::string& subject, const std::string& schema) {
+  nlohmann::json body = {{"schema", schema}, {"schemaType", "AVRO"}};
+  return subject_version(state_->call("POST", "/subjects/" + encode_segment(subject), &body), subject);
+}
+
+SubjectVersion RegistryClient::latest_version(const std::string& subject) {
+  return subject_version(state_->call("GET", "/subjects/" + encode_segment(subject) + "/versions/latest", nullptr),
+                         subject);
+}
+
+std::string RegistryClient::compatibility(const std::string& subject) {
+  const auto answer = state_->call("GET", "/config/" + encode_segment(subject) + "?defaultToGlobal=true", nullptr);
+  return answer.value("compatibilityLevel", answer.value("compatibility", ""));
 }
 
 bool RegistryClient::is_compatible(const std::string& subject, const std::string& schema) {

@@ -27,6 +27,15 @@ class RegistryError : public Error {
 struct RegistryOptions {
   std::string url;  // base URL, e.g. http://127.0.0.1:18081/apis/ccompat/v7
   std::chrono::milliseconds timeout{10000};
+  int attempts = 3;  // tries for connection failures and 5xx answers, with doubling backoff
+  std::chrono::milliseconds first_backoff{200};
+};
+
+struct SubjectVersion {
+  std::string subject;
+  std::int32_t version = 0;
+  std::int32_t id = 0;
+  std::string schema;
 };
 
 std::string key_subject(const std::string& topic);
@@ -42,8 +51,14 @@ class RegistryClient {
   // Registers SCHEMA (Avro JSON) under SUBJECT and returns its id; the same schema again gives
   // the same id. Throws RegistryError with http_status 409 when the subject's rule rejects it.
   std::int32_t register_schema(const std::string& subject, const std::string& schema);
-  // The schema text with this id; RegistryError 404/40403 when unknown.
+  // The schema text with this id; RegistryError 404/40403 when unknown. Ids never change their
+  // schema, so answers are cached for the client's lifetime.
   std::string schema_by_id(std::int32_t id);
+  // The registered version of SCHEMA under SUBJECT; RegistryError 404 when it is not registered.
+  SubjectVersion lookup(const std::string& subject, const std::string& schema);
+  SubjectVersion latest_version(const std::string& subject);
+  // The subject's compatibility level, falling back to the global one when it has none.
+  std::string compatibility(const std::string& subject);
   // Whether SCHEMA may follow the subject's latest version under the subject's rule.
   bool is_compatible(const std::string& subject, const std::string& schema);
   // Sets the compatibility level (BACKWARD, FORWARD, FULL, *_TRANSITIVE, NONE) of SUBJECT, or the

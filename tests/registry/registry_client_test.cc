@@ -55,6 +55,28 @@ TEST_F(RegistryClientTest, SubjectRuleOverridesTheGlobalRule) {
   EXPECT_NO_THROW(client_.register_schema(subject_, v2));
 }
 
+TEST_F(RegistryClientTest, LookupLatestVersionAndCompatibilityLevel) {
+  const auto id1 = client_.register_schema(subject_, record_schema("long"));
+  const auto id2 = client_.register_schema(subject_, record_schema("double"));
+  EXPECT_NE(id1, id2);
+  const auto found = client_.lookup(subject_, record_schema("long"));
+  EXPECT_EQ(found.id, id1);
+  EXPECT_EQ(found.version, 1);
+  const auto latest = client_.latest_version(subject_);
+  EXPECT_EQ(latest.id, id2);
+  EXPECT_EQ(latest.version, 2);
+  EXPECT_NE(latest.schema.find("double"), std::string::npos) << latest.schema;
+  EXPECT_EQ(client_.compatibility(subject_), "BACKWARD") << "falls back to the global level";
+  client_.set_compatibility(subject_, "FULL");
+  EXPECT_EQ(client_.compatibility(subject_), "FULL");
+  try {
+    client_.lookup(subject_, record_schema("string"));
+    FAIL() << "found a schema that was never registered";
+  } catch (const RegistryError& e) {
+    EXPECT_EQ(e.http_status(), 404) << e.what();
+  }
+}
+
 TEST_F(RegistryClientTest, UnknownIdIs404) {
   try {
     client_.schema_by_id(987654321);
