@@ -15,6 +15,7 @@ namespace binberg::iceberg {
 
 // 38 decimal digits need 127 bits; GCC's 128-bit integer holds every Iceberg decimal exactly.
 __extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
 
 // The unscaled value; the scale belongs to the decimal type, not to the value (spec Appendix B [2]).
 struct Decimal {

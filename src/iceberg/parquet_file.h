@@ -4,8 +4,10 @@
 // every column written carries its id as the Arrow field metadata key PARQUET:field_id.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace arrow {
 class DataType;
@@ -24,6 +26,10 @@ struct ParquetFileInfo {
   std::string path;
   std::int64_t rows = 0;
   std::int64_t file_size_bytes = 0;
+  // Compressed bytes of each top-level column by field id, and each row group's file offset: the
+  // column_sizes and split_offsets of the manifest entry.
+  std::map<std::int32_t, std::int64_t> column_sizes;
+  std::vector<std::int64_t> split_offsets;
 };
 
 // An Arrow field carrying its Iceberg field id.
@@ -36,5 +42,7 @@ ParquetFileInfo write_parquet(const std::string& path, const arrow::Table& table
                               const ParquetWriteOptions& options = {});
 
 std::shared_ptr<arrow::Table> read_parquet(const std::string& path);
+// Only the top-level columns with these field ids (those the file has), with their field ids.
+std::shared_ptr<arrow::Table> read_parquet_columns(const std::string& path, const std::vector<std::int32_t>& field_ids);
 
 }  // namespace binberg::iceberg
