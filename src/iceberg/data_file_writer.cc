@@ -46,8 +46,9 @@ DataFile write_data_file(const std::string& location, const Schema& schema, std:
 }
 
 const Schema& position_delete_schema() {
-  static const Schema schema(0, {NestedField{kDeleteFilePathFieldId, "file_path", true, string_type(), std::nullopt},
-                                 NestedField{kDeletePosFieldId, "pos", true, long_type(), std::nullopt}});
+  static const Schema schema =
+      Schema::of_metadata_columns({NestedField{kDeleteFilePathFieldId, "file_path", true, string_type(), std::nullopt},
+                                   NestedField{kDeletePosFieldId, "pos", true, long_type(), std::nullopt}});
   return schema;
 }
 

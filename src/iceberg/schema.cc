@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -11,7 +12,15 @@
 namespace binberg::iceberg {
 
 Schema::Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids)
-    : schema_id_(schema_id), identifier_field_ids_(std::move(identifier_field_ids)) {
+    : Schema(schema_id, std::move(fields), std::move(identifier_field_ids), kMaxTableFieldId) {}
+
+Schema Schema::of_metadata_columns(std::vector<NestedField> fields) {
+  return Schema(0, std::move(fields), {}, std::numeric_limits<std::int32_t>::max());
+}
+
+Schema::Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids,
+               std::int32_t max_field_id)
+    : schema_id_(schema_id), identifier_field_ids_(std::move(identifier_field_ids)), max_field_id_(max_field_id) {
   try {
     struct_ = struct_type(std::move(fields));
     for (const auto& field : struct_->fields()) index(field, "", false, false);
@@ -23,8 +32,8 @@ Schema::Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vec
 
 void Schema::index(const NestedField& field, const std::string& parent_name, bool in_list_or_map,
                    bool has_optional_ancestor) {
-  if (field.id < 0 || field.id > kMaxTableFieldId) {
-    fail("field \"{}\" has id {}, outside 0..{}", field.name, field.id, kMaxTableFieldId);
+  if (field.id < 0 || field.id > max_field_id_) {
+    fail("field \"{}\" has id {}, outside 0..{}", field.name, field.id, max_field_id_);
   }
   std::string full_name = parent_name.empty() ? field.name : fmt::format("{}.{}", parent_name, field.name);
   if (by_id_.contains(field.id)) {

@@ -21,6 +21,9 @@ inline constexpr std::int32_t kMaxTableFieldId = 2147483447;
 class Schema {
  public:
   Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids = {});
+  // The schema of a file made of reserved metadata columns (a position delete file's file_path
+  // and pos), whose ids lie above kMaxTableFieldId. Never a table schema.
+  static Schema of_metadata_columns(std::vector<NestedField> fields);
 
   std::int32_t schema_id() const { return schema_id_; }
   const std::vector<NestedField>& fields() const { return struct_->fields(); }
@@ -54,6 +57,8 @@ class Schema {
     bool has_optional_ancestor;
   };
 
+  Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids,
+         std::int32_t max_field_id);
   void index(const NestedField& field, const std::string& parent_name, bool in_list_or_map, bool has_optional_ancestor);
   void validate_identifier_fields() const;
 
@@ -61,6 +66,7 @@ class Schema {
   TypePtr struct_;
   std::vector<std::int32_t> identifier_field_ids_;
   std::int32_t highest_field_id_ = 0;
+  std::int32_t max_field_id_ = kMaxTableFieldId;
   std::unordered_map<std::int32_t, IndexEntry> by_id_;
   std::unordered_map<std::string, std::int32_t> id_by_name_;
 };

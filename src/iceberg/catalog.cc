@@ -1,0 +1,220 @@
+#include "iceberg/catalog.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "core/failpoint.h"
+#include "iceberg/metadata_file.h"
+#include "iceberg/sql_connection.h"
+
+namespace binberg::iceberg {
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The SQL catalog: pyiceberg's SqlCatalog and Iceberg's JDBC catalog (schema V0) on one database.
+class SqlCatalog : public Catalog {
+ public:
+  SqlCatalog(std::unique_ptr<SqlConnection> connection, CatalogOptions options)
+      : db_(std::move(connection)), options_(std::move(options)) {
+    db_->execute(
+        "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) "
+        "NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
+        "VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, table_name))");
+    db_->execute(
+        "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, namespace "
+        "VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, property_value VARCHAR(1000) NOT NULL, PRIMARY "
+        "KEY (catalog_name, namespace, property_key))");
+  }
+
+  void create_namespace(const std::string& ns, const std::map<std::string, std::string>& properties) override {
+    check_name("namespace", ns);
+    Transaction transaction(*db_);
+    if (namespace_exists(ns)) throw AlreadyExists(fmt::format("{}: namespace {} already exists", where(), ns));
+    std::map<std::string, std::string> rows = properties;
+    rows.emplace("exists", "true");  // pyiceberg's marker: a namespace is a property row
+    for (const auto& [key, value] : rows) {
+      db_->execute(
+          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES "
+          "(?, ?, ?, ?)",
+          {options_.name, ns, key, value});
+    }
+    transaction.commit();
+  }
+
+  std::vector<std::string> list_namespaces() override {
+    std::vector<std::string> namespaces;
+    for (const auto& row : db_->query(
+             "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? UNION SELECT table_namespace "
+             "FROM iceberg_tables WHERE catalog_name = ? ORDER BY 1",
+             {options_.name, options_.name})) {
+      namespaces.push_back(row[0].value_or(""));
+    }
+    return namespaces;
+  }
+
+  std::map<std::string, std::string> namespace_properties(const std::string& ns) override {
+    if (!namespace_exists(ns)) throw NoSuchNamespace(fmt::format("{}: no namespace {}", where(), ns));
+    std::map<std::string, std::string> properties;
+    for (const auto& row :
+         db_->query("SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                    "namespace = ?",
+                    {options_.name, ns})) {
+      properties[row[0].value_or("")] = row[1].value_or("");
+    }
+    return properties;
+  }
+
+  void drop_namespace(const std::string& ns) override {
+    Transaction transaction(*db_);
+    if (!namespace_exists(ns)) throw NoSuchNamespace(fmt::format("{}: no namespace {}", where(), ns));
+    const auto tables = db_->query("SELECT COUNT(*) FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?",
+                                   {options_.name, ns});
+    if (tables[0][0].value_or("0") != "0") {
+      throw Error(fmt::format("{}: namespace {} still has {} tables", where(), ns, *tables[0][0]));
+    }
+    db_->execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
+                 {options_.name, ns});
+    transaction.commit();
+  }
+
+  LoadedTable create_table(const TableIdentifier& id, const Schema& schema, const PartitionSpec& spec,
+                           const SortOrder& order, const std::map<std::string, std::string>& properties) override {
+    check_name("table", id.name);
+    if (!namespace_exists(id.namespace_name)) {
+      throw NoSuchNamespace(
+          fmt::format("{}: no namespace {} for table {}", where(), id.namespace_name, id.to_string()));
+    }
+    if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
+    std::string warehouse = options_.warehouse;
+    if (warehouse.empty()) throw ConfigError(fmt::format("{}: no warehouse set for new tables", where()));
+    while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
+    const std::string location = fmt::format("{}/{}.db/{}", warehouse, id.namespace_name, id.name);
+    TableMetadata metadata = TableMetadata::create(location, schema, spec, order, properties, now_ms());
+    const std::string metadata_location = write_metadata_file(metadata, 0);
+    Transaction transaction(*db_);
+    if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
+    db_->execute(
+        "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+        "previous_metadata_location) VALUES (?, ?, ?, ?, NULL)",
+        {options_.name, id.namespace_name, id.name, metadata_location});
+    transaction.commit();
+    return LoadedTable{id, metadata_location, std::move(metadata)};
+  }
+
+  LoadedTable load_table(const TableIdentifier& id) override {
+    const std::string location = metadata_location(id);
+    return LoadedTable{id, location, read_metadata_file(location)};
+  }
+
+  std::string metadata_location(const TableIdentifier& id) override {
+    auto location = find_location(id);
+    if (!location) throw NoSuchTable(fmt::format("{}: no table {}", where(), id.to_string()));
+    return *location;
+  }
+
+  std::vector<TableIdentifier> list_tables(const std::string& ns) override {
+    std::vector<TableIdentifier> tables;
+    for (const auto& row : db_->query(
+             "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? ORDER BY table_name",
+             {options_.name, ns})) {
+      tables.push_back(TableIdentifier{ns, row[0].value_or("")});
+    }
+    return tables;
+  }
+
+  void drop_table(const TableIdentifier& id) override {
+    const std::int64_t dropped =
+        db_->execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
+                     {options_.name, id.namespace_name, id.name});
+    if (dropped == 0) throw NoSuchTable(fmt::format("{}: no table {}", where(), id.to_string()));
+  }
+
+  void commit(const std::vector<TableCommit>& commits) override {
+    if (commits.empty()) return;
+    failpoint::hit("iceberg.catalog.before_commit");
+    Transaction transaction(*db_);
+    for (const TableCommit& commit : commits) {
+      const std::int64_t swapped = db_->execute(
+          "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE catalog_name = ? AND "
+          "table_namespace = ? AND table_name = ? AND metadata_location = ?",
+          {commit.new_metadata_location, commit.expected_metadata_location, options_.name, commit.id.namespace_name,
+           commit.id.name, commit.expected_metadata_location});
+      if (swapped != 1) {
+        const auto current = find_location(commit.id);
+        throw CommitConflict(fmt::format("{}: table {} moved on: it is at {}, the commit was built on {}", where(),
+                                         commit.id.to_string(), current.value_or("(dropped)"),
+                                         commit.expected_metadata_location));
+      }
+    }
+    transaction.commit();
+    failpoint::hit("iceberg.catalog.after_commit");
+  }
+
+ private:
+  // Rolls back unless committed.
+  class Transaction {
+   public:
+    explicit Transaction(SqlConnection& db) : db_(db) { db_.begin_write(); }
+    ~Transaction() {
+      if (!done_) db_.rollback();
+    }
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit() {
+      db_.commit();
+      done_ = true;
+    }
+
+   private:
+    SqlConnection& db_;
+    bool done_ = false;
+  };
+
+  std::string where() const { return "catalog " + db_->description(); }
+
+  void check_name(const char* what, const std::string& name) const {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+      throw ConfigError(fmt::format("{}: '{}' is not a valid {} name", where(), name, what));
+    }
+  }
+
+  bool namespace_exists(const std::string& ns) {
+    return !db_->query(
+                   "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? UNION SELECT 1 "
+                   "FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?",
+                   {options_.name, ns, options_.name, ns})
+                .empty();
+  }
+
+  std::optional<std::string> find_location(const TableIdentifier& id) {
+    const auto rows = db_->query(
+        "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = "
+        "?",
+        {options_.name, id.namespace_name, id.name});
+    if (rows.empty()) return std::nullopt;
+    return rows[0][0];
+  }
+
+  std::unique_ptr<SqlConnection> db_;
+  CatalogOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Catalog> open_catalog(const CatalogOptions& options) {
+  if (options.uri.starts_with("sqlite:")) return std::make_unique<SqlCatalog>(open_sqlite(options.uri), options);
+  if (options.uri.starts_with("postgresql://") || options.uri.starts_with("postgres://")) {
+    return std::make_unique<SqlCatalog>(open_postgres(options), options);
+  }
+  // A URI with user info may hold a password: do not echo it.
+  const std::string shown = options.uri.find('@') == std::string::npos ? options.uri : "(redacted)";
+  throw ConfigError(fmt::format("catalog uri '{}': expected sqlite:////<absolute path> or postgresql://...", shown));
+}
+
+}  // namespace binberg::iceberg

@@ -1,0 +1,412 @@
+#include "iceberg/table_writer.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "core/error.h"
+#include "core/failpoint.h"
+#include "iceberg/manifest_list.h"
+#include "iceberg/metadata_file.h"
+#include "iceberg/single_value.h"
+#include "iceberg/table_scan.h"
+#include "iceberg/uuid.h"
+
+namespace binberg::iceberg {
+namespace {
+
+std::string join(const std::string& location, const std::string& relative) {
+  return !location.empty() && location.back() == '/' ? location + relative : location + "/" + relative;
+}
+
+std::vector<TypePtr> partition_types(const PartitionSpec& spec, const Schema& schema) {
+  std::vector<TypePtr> types;
+  for (const auto& field : spec.fields()) {
+    const NestedField* source = schema.find_field(field.source_id);
+    if (source == nullptr)
+      fail("partition field {}: source field {} is not in the schema", field.name, field.source_id);
+    types.push_back(field.transform.result_type(source->type));
+  }
+  return types;
+}
+
+// A partition tuple as a map key and as a path segment ("day=19700; bucket=3" -> "day=19700/bucket=3").
+std::string partition_key(const std::vector<TypePtr>& types, const std::vector<Literal>& values) {
+  std::string key;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::holds_alternative<std::monostate>(values[i])) {
+      key += "n";
+      continue;
+    }
+    const Bytes bytes = to_single_value(*types[i], values[i]);
+    key += fmt::format("v{}:", bytes.size());
+    key.append(bytes.begin(), bytes.end());
+  }
+  return key;
+}
+
+std::string partition_path(const PartitionSpec& spec, const std::vector<TypePtr>& types,
+                           const std::vector<Literal>& values) {
+  std::string path;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::string text;
+    if (std::holds_alternative<std::monostate>(values[i])) {
+      text = "null";
+    } else if (const auto* v32 = std::get_if<std::int32_t>(&values[i])) {
+      text = std::to_string(*v32);
+    } else if (const auto* v64 = std::get_if<std::int64_t>(&values[i])) {
+      text = std::to_string(*v64);
+    } else {
+      // Other values as hex of their single-value form: always a safe file name.
+      for (std::uint8_t byte : to_single_value(*types[i], values[i])) text += fmt::format("{:02x}", byte);
+    }
+    path += fmt::format("{}={}/", spec.fields()[i].name, text);
+  }
+  return path;
+}
+
+std::int64_t summary_number(const Snapshot* snapshot, const std::string& key) {
+  if (snapshot == nullptr) return 0;
+  auto it = snapshot->summary.find(key);
+  if (it == snapshot->summary.end()) return -1;
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+void add_total(std::map<std::string, std::string>& summary, const Snapshot* parent, const std::string& key,
+               std::int64_t added, std::int64_t removed = 0) {
+  const std::int64_t before = summary_number(parent, key);
+  if (before >= 0) summary[key] = std::to_string(before + added - removed);
+}
+
+}  // namespace
+
+TableWriter::TableWriter(LoadedTable table, WriteMode mode, TableWriterOptions options)
+    : table_(std::move(table)), mode_(mode), options_(std::move(options)) {
+  if (options_.max_rows_per_file < 1) fail("table {}: max_rows_per_file must be positive", table_.id.to_string());
+  if (mode_ == WriteMode::kUpsert) rebuild_index();
+}
+
+void TableWriter::rebuild_index() {
+  const Schema& schema = table_.metadata.current_schema();
+  const auto& ids = schema.identifier_field_ids();
+  if (ids.empty()) {
+    fail("table {}: upserts need identifier fields (the primary key); this table has none", table_.id.to_string());
+  }
+  std::vector<NestedField> key_fields;
+  key_columns_.clear();
+  for (std::int32_t id : ids) {
+    for (std::size_t c = 0; c < schema.fields().size(); ++c) {
+      if (schema.fields()[c].id == id) {
+        key_columns_.push_back(c);
+        key_fields.push_back(schema.fields()[c]);
+      }
+    }
+  }
+  if (key_fields.size() != ids.size()) {
+    fail("table {}: identifier fields must be top-level columns", table_.id.to_string());
+  }
+  key_schema_.emplace(0, std::move(key_fields));
+
+  index_ = PrimaryKeyIndex();
+  const ScanPlan plan = plan_scan(table_.metadata);
+  for (const LiveFile& file : plan.delete_files) {
+    if (file.file.content == FileContent::kEqualityDeletes) {
+      fail(
+          "table {}: it has equality delete files ({}); binberg's upsert writer keeps tables free of them — "
+          "compact the table first",
+          table_.id.to_string(), file.file.file_path);
+    }
+  }
+  const LiveFile* last_file = nullptr;
+  std::uint32_t ordinal = 0;
+  scan_rows(plan, *key_schema_, [&](const Row& key_row, const LiveFile& file, std::int64_t position) {
+    if (&file != last_file) {
+      ordinal = index_.add_file(IndexedFile{file.file.file_path, file.spec_id, file.file.partition});
+      last_file = &file;
+    }
+    if (position > std::numeric_limits<std::uint32_t>::max()) {
+      fail("table {}: data file {} has more than 2^32 rows", table_.id.to_string(), file.file.file_path);
+    }
+    const PrimaryKeyIndex::Location location{ordinal, static_cast<std::uint32_t>(position)};
+    if (!index_.insert(encode_key(*key_schema_, key_row), location)) {
+      fail(
+          "table {}: a primary key is held twice (again in {} row {}); the table breaks the one-row-per-key "
+          "invariant",
+          table_.id.to_string(), file.file.file_path, position);
+    }
+  });
+}
+
+std::string TableWriter::key_of(const Row& row) const {
+  Row key;
+  for (std::size_t c : key_columns_) {
+    if (c >= row.size() || std::holds_alternative<std::monostate>(row[c])) {
+      fail("table {}: a row without its primary key column {}", table_.id.to_string(),
+           c < table_.metadata.current_schema().fields().size() ? table_.metadata.current_schema().fields()[c].name
+                                                                : std::to_string(c));
+    }
+    key.push_back(row[c]);
+  }
+  return encode_key(*key_schema_, key);
+}
+
+void TableWriter::check_usable() const {
+  if (poisoned_) fail("table {}: a commit failed; reopen the writer from the catalog", table_.id.to_string());
+  if (prepared_) fail("table {}: a prepared commit is outstanding", table_.id.to_string());
+}
+
+void TableWriter::delete_committed_row(const std::string& key) {
+  if (deleted_committed_.contains(key)) return;
+  if (auto location = index_.find(key)) deleted_committed_.emplace(key, *location);
+}
+
+void TableWriter::upsert(Row row) {
+  check_usable();
+  if (mode_ != WriteMode::kUpsert) fail("table {}: upsert on an append-only writer", table_.id.to_string());
+  std::string key = key_of(row);
+  ++pending_changes_;
+  if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
+    pending_rows_[it->second].row = std::move(row);
+    return;
+  }
+  delete_committed_row(key);
+  pending_by_key_.emplace(key, pending_rows_.size());
+  pending_rows_.push_back(PendingRow{std::move(row), std::move(key)});
+}
+
+void TableWriter::remove(const Row& row) {
+  check_usable();
+  if (mode_ != WriteMode::kUpsert) fail("table {}: delete on an append-only writer", table_.id.to_string());
+  const std::string key = key_of(row);
+  ++pending_changes_;
+  bool found = false;
+  if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
+    pending_rows_[it->second].row.reset();
+    pending_by_key_.erase(it);
+    found = true;
+  }
+  if (!deleted_committed_.contains(key) && index_.find(key)) {
+    delete_committed_row(key);
+    found = true;
+  }
+  if (!found && !deleted_committed_.contains(key)) ++absent_key_deletes_;
+}
+
+void TableWriter::append(Row row) {
+  check_usable();
+  if (mode_ != WriteMode::kAppend) fail("table {}: append on an upsert writer", table_.id.to_string());
+  ++pending_changes_;
+  pending_rows_.push_back(PendingRow{std::move(row), {}});
+}
+
+PreparedCommit TableWriter::prepare(const std::string& commit_id,
+                                    const std::map<std::string, std::string>& summary_properties, std::int64_t now_ms) {
+  check_usable();
+  const TableMetadata& base = table_.metadata;
+  const Schema& schema = base.current_schema();
+  const PartitionSpec& spec = base.default_spec();
+  const std::vector<TypePtr> types = partition_types(spec, schema);
+  const std::int64_t snapshot_id = base.new_snapshot_id();
+  const std::int64_t sequence_number = base.next_sequence_number();
+  const std::string file_prefix = Uuid::random().to_string();
+  PreparedCommit commit{table_.id, table_.metadata_location, {}, base, {}};
+  PreparedIndexUpdate update{{}, {}, {}};
+
+  // Data files: the batch's surviving rows, by partition, in batch order.
+  struct PartitionRows {
+    std::vector<Literal> partition;
+    std::vector<const PendingRow*> rows;
+  };
+  std::map<std::string, PartitionRows> by_partition;
+  for (const PendingRow& pending : pending_rows_) {
+    if (!pending.row) continue;
+    const Row& row = *pending.row;
+    std::vector<Literal> partition = spec.partition_values(schema, [&](std::int32_t source_id) -> Literal {
+      for (std::size_t c = 0; c < schema.fields().size(); ++c) {
+        if (schema.fields()[c].id == source_id) return row.at(c);
+      }
+      return std::monostate{};
+    });
+    auto& group = by_partition[partition_key(types, partition)];
+    if (group.rows.empty()) group.partition = std::move(partition);
+    group.rows.push_back(&pending);
+  }
+  std::vector<ManifestEntry> data_entries;
+  int file_number = 0;
+  for (auto& [key, group] : by_partition) {
+    const std::string directory = join(base.location, "data/" + partition_path(spec, types, group.partition));
+    for (std::size_t start = 0; start < group.rows.size();
+         start += static_cast<std::size_t>(options_.max_rows_per_file)) {
+      const std::size_t end = std::min(group.rows.size(), start + static_cast<std::size_t>(options_.max_rows_per_file));
+      std::vector<Row> rows;
+      rows.reserve(end - start);
+      for (std::size_t i = start; i < end; ++i) rows.push_back(*group.rows[i]->row);
+      const std::string location = directory + fmt::format("{}-{:05}.parquet", file_prefix, file_number++);
+      DataFile file = write_data_file(location, schema, group.partition, rows, options_.files);
+      commit.stats.added_rows += file.record_count;
+      commit.stats.bytes_written += file.file_size_in_bytes;
+      ++commit.stats.data_files;
+      if (mode_ == WriteMode::kUpsert) {
+        for (std::size_t i = start; i < end; ++i) {
+          update.new_locations.push_back(
+              {group.rows[i]->key, {update.new_files.size(), static_cast<std::uint32_t>(i - start)}});
+        }
+      }
+      update.new_files.push_back(IndexedFile{location, spec.spec_id(), group.partition});
+      data_entries.push_back(ManifestEntry{ManifestEntryStatus::kAdded, snapshot_id, std::nullopt, std::nullopt, file});
+    }
+  }
+
+  failpoint::hit("iceberg.writer.after_data_files");
+
+  // Position delete files: one per (spec, partition) of the data files whose rows this batch replaces.
+  struct PartitionDeletes {
+    const IndexedFile* file = nullptr;
+    std::vector<PositionDelete> deletes;
+  };
+  std::map<std::pair<std::int32_t, std::string>, PartitionDeletes> deletes_by_partition;
+  for (const auto& [key, location] : deleted_committed_) {
+    const IndexedFile& file = index_.file(location.file);
+    const PartitionSpec* file_spec = base.find_partition_spec(file.spec_id);
+    if (file_spec == nullptr)
+      fail("table {}: data file {} has unknown spec {}", table_.id.to_string(), file.path, file.spec_id);
+    auto& group =
+        deletes_by_partition[{file.spec_id, partition_key(partition_types(*file_spec, schema), file.partition)}];
+    group.file = &file;
+    group.deletes.push_back(PositionDelete{file.path, location.position});
+  }
+  std::map<std::int32_t, std::vector<ManifestEntry>> delete_entries_by_spec;
+  for (auto& [spec_and_key, group] : deletes_by_partition) {
+    const PartitionSpec& file_spec = *base.find_partition_spec(group.file->spec_id);
+    const std::string directory = join(
+        base.location, "data/" + partition_path(file_spec, partition_types(file_spec, schema), group.file->partition));
+    const std::string location = directory + fmt::format("{}-{:05}-deletes.parquet", file_prefix, file_number++);
+    DataFile file =
+        write_position_delete_file(location, group.file->partition, std::move(group.deletes), options_.files);
+    commit.stats.deleted_rows += file.record_count;
+    commit.stats.bytes_written += file.file_size_in_bytes;
+    ++commit.stats.delete_files;
+    delete_entries_by_spec[group.file->spec_id].push_back(
+        ManifestEntry{ManifestEntryStatus::kAdded, snapshot_id, std::nullopt, std::nullopt, std::move(file)});
+  }
+  failpoint::hit("iceberg.writer.after_delete_files");
+
+  // Manifests: the new ones, then the parent's unchanged (a fast append; compaction merges them).
+  std::vector<ManifestFile> manifests;
+  int manifest_number = 0;
+  const auto manifest_location = [&] {
+    return join(base.location, fmt::format("metadata/{}-m{}.avro", file_prefix, manifest_number++));
+  };
+  if (!data_entries.empty()) {
+    manifests.push_back(
+        write_manifest(manifest_location(), schema, spec, ManifestContent::kData, snapshot_id, data_entries));
+  }
+  for (const auto& [spec_id, entries] : delete_entries_by_spec) {
+    manifests.push_back(write_manifest(manifest_location(), schema, *base.find_partition_spec(spec_id),
+                                       ManifestContent::kDeletes, snapshot_id, entries));
+  }
+  const Snapshot* parent = base.current_snapshot();
+  if (parent != nullptr) {
+    for (ManifestFile& manifest : read_manifest_list(parent->manifest_list)) manifests.push_back(std::move(manifest));
+  }
+  const std::string manifest_list =
+      join(base.location, fmt::format("metadata/snap-{}-1-{}.avro", snapshot_id, file_prefix));
+  write_manifest_list(manifest_list, snapshot_id, base.current_snapshot_id, sequence_number, manifests);
+  failpoint::hit("iceberg.writer.after_manifests");
+
+  // The snapshot and the next metadata file.
+  Snapshot snapshot;
+  snapshot.snapshot_id = snapshot_id;
+  snapshot.parent_snapshot_id = base.current_snapshot_id;
+  snapshot.sequence_number = sequence_number;
+  snapshot.timestamp_ms = std::max(now_ms, base.last_updated_ms);
+  snapshot.manifest_list = manifest_list;
+  snapshot.schema_id = schema.schema_id();
+  const bool adds = commit.stats.data_files > 0;
+  const bool deletes = commit.stats.delete_files > 0;
+  snapshot.operation = adds && deletes ? SnapshotOperation::kOverwrite
+                       : deletes       ? SnapshotOperation::kDelete
+                                       : SnapshotOperation::kAppend;
+  auto& summary = snapshot.summary;
+  summary = summary_properties;
+  summary[kWriterIdProperty] = options_.writer_id;
+  summary[kCommitIdProperty] = commit_id;
+  summary["added-data-files"] = std::to_string(commit.stats.data_files);
+  summary["added-records"] = std::to_string(commit.stats.added_rows);
+  summary["added-delete-files"] = std::to_string(commit.stats.delete_files);
+  summary["added-position-delete-files"] = std::to_string(commit.stats.delete_files);
+  summary["added-position-deletes"] = std::to_string(commit.stats.deleted_rows);
+  summary["added-files-size"] = std::to_string(commit.stats.bytes_written);
+  add_total(summary, parent, "total-data-files", commit.stats.data_files);
+  add_total(summary, parent, "total-delete-files", commit.stats.delete_files);
+  add_total(summary, parent, "total-records", commit.stats.added_rows);
+  add_total(summary, parent, "total-position-deletes", commit.stats.deleted_rows);
+  add_total(summary, parent, "total-equality-deletes", 0);
+  add_total(summary, parent, "total-files-size", commit.stats.bytes_written);
+
+  TableMetadata next = base;
+  next.record_previous_metadata_file(table_.metadata_location, base.last_updated_ms);
+  next.add_snapshot(std::move(snapshot));
+  const std::int32_t version =
+      metadata_file_version(table_.metadata_location).value_or(static_cast<std::int32_t>(base.metadata_log.size())) + 1;
+  commit.new_metadata_location = write_metadata_file(next, version);
+  failpoint::hit("iceberg.writer.after_metadata_file");
+  commit.metadata = std::move(next);
+  update.metadata_location = commit.new_metadata_location;
+  prepared_ = std::move(update);
+  return commit;
+}
+
+void TableWriter::committed(const PreparedCommit& commit) {
+  if (!prepared_ || prepared_->metadata_location != commit.new_metadata_location) {
+    fail("table {}: committed() for a commit this writer did not prepare", table_.id.to_string());
+  }
+  if (mode_ == WriteMode::kUpsert) {
+    for (const auto& [key, location] : deleted_committed_) index_.erase(key);
+    std::vector<std::uint32_t> ordinals;
+    for (auto& file : prepared_->new_files) ordinals.push_back(index_.add_file(std::move(file)));
+    for (auto& [key, location] : prepared_->new_locations) {
+      index_.assign(std::move(key), PrimaryKeyIndex::Location{ordinals[location.first], location.second});
+    }
+  }
+  table_ = LoadedTable{commit.id, commit.new_metadata_location, commit.metadata};
+  pending_rows_.clear();
+  pending_by_key_.clear();
+  deleted_committed_.clear();
+  pending_changes_ = 0;
+  prepared_.reset();
+}
+
+void commit_tables(Catalog& catalog, const std::vector<TableWriter*>& writers,
+                   const std::vector<PreparedCommit>& commits) {
+  if (writers.size() != commits.size())
+    fail("commit_tables: {} writers for {} commits", writers.size(), commits.size());
+  std::vector<TableCommit> swaps;
+  for (const auto& commit : commits) {
+    swaps.push_back(TableCommit{commit.id, commit.base_metadata_location, commit.new_metadata_location});
+  }
+  try {
+    catalog.commit(swaps);
+  } catch (const Error&) {
+    // The commit may have landed before the error (a lost reply): then every table points at our
+    // new metadata, since the catalog commits all or none. Anything else is a failed commit.
+    bool landed = true;
+    try {
+      for (const auto& commit : commits)
+        landed = landed && catalog.metadata_location(commit.id) == commit.new_metadata_location;
+    } catch (const Error&) {
+      landed = false;
+    }
+    if (!landed) {
+      for (TableWriter* writer : writers) writer->poison();
+      throw;
+    }
+  }
+  for (std::size_t i = 0; i < writers.size(); ++i) writers[i]->committed(commits[i]);
+}
+
+}  // namespace binberg::iceberg

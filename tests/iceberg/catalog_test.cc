@@ -1,0 +1,81 @@
+// The SQL catalog on SQLite: the shared contract, the file's permissions, bad URIs, and pyiceberg
+// opening the same catalog file in both directions.
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "catalog_test_body.h"
+#include "support/test_services.h"
+
+namespace binberg::iceberg {
+namespace {
+
+struct Sqlite {
+  static CatalogOptions options(const std::filesystem::path& dir) {
+    CatalogOptions options;
+    options.uri = "sqlite:///" + dir.string() + "/catalog.db";
+    options.warehouse = dir.string() + "/warehouse";
+    return options;
+  }
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, CatalogContract, ::testing::Types<Sqlite>);
+
+using SqliteCatalogTest = CatalogContract<Sqlite>;
+
+TEST_F(SqliteCatalogTest, CatalogFileIsPrivateToItsOwner) {
+  struct stat info {};
+  ASSERT_EQ(::stat((dir_.path() / "catalog.db").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 077, 0u);
+}
+
+TEST(SqliteCatalogUriTest, BadUrisAreConfigErrorsNamingTheUri) {
+  CatalogOptions options;
+  options.uri = "sqlite://relative.db";
+  EXPECT_THAT([&] { open_catalog(options); },
+              ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("four slashes")));
+  options.uri = "mysql://x";
+  EXPECT_THAT([&] { open_catalog(options); }, ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("mysql://x")));
+  options.uri = "redis://user:secret@h";
+  EXPECT_THAT([&] { open_catalog(options); },
+              ::testing::ThrowsMessage<ConfigError>(::testing::Not(::testing::HasSubstr("secret"))));
+}
+
+TEST_F(SqliteCatalogTest, PyicebergSharesTheCatalogBothWays) {
+  const LoadedTable ours = create("from_binberg");
+  const std::string script = fmt::format(R"(
+import sys
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.schema import Schema
+from pyiceberg.types import NestedField, LongType
+catalog = SqlCatalog("binberg", uri=sys.argv[1], warehouse=sys.argv[2])
+ns = sys.argv[3]
+print(catalog.load_table(ns + ".from_binberg").metadata_location)
+catalog.create_table(ns + ".from_pyiceberg", Schema(NestedField(1, "id", LongType(), required=True)))
+print(catalog.load_table(ns + ".from_pyiceberg").metadata_location)
+)");
+  const std::string script_path = (dir_.path() / "shared.py").string();
+  std::ofstream(script_path) << script;
+  const std::string output = binberg::testing::run_command(fmt::format(
+      "'{}' '{}' '{}' '{}' '{}' 2>/dev/null", BINBERG_PYTHON, script_path, options().uri, options().warehouse, ns_));
+  const auto newline = output.find('\n');
+  ASSERT_NE(newline, std::string::npos) << output;
+  EXPECT_EQ(output.substr(0, newline), ours.metadata_location) << "pyiceberg sees binberg's table";
+  const std::string theirs = output.substr(newline + 1, output.find('\n', newline + 1) - newline - 1);
+  const LoadedTable loaded = catalog_->load_table(TableIdentifier{ns_, "from_pyiceberg"});
+  EXPECT_EQ(loaded.metadata_location, theirs) << "binberg sees pyiceberg's table";
+  // And binberg's commit to pyiceberg's table is what pyiceberg then loads.
+  const std::string next = next_metadata(loaded);
+  catalog_->commit({TableCommit{loaded.id, loaded.metadata_location, next}});
+  const std::string reload = binberg::testing::run_command(
+      fmt::format("'{}' -c \"from pyiceberg.catalog.sql import SqlCatalog; print(SqlCatalog('binberg', uri='{}', "
+                  "warehouse='{}').load_table('{}.from_pyiceberg').metadata_location)\" 2>/dev/null",
+                  BINBERG_PYTHON, options().uri, options().warehouse, ns_));
+  EXPECT_EQ(reload.substr(0, reload.find('\n')), next);
+}
+
+}  // namespace
+}  // namespace binberg::iceberg
