@@ -29,17 +29,24 @@ std::string decimal_text(Int128 unscaled, int scale) {
   const bool negative = unscaled < 0;
   // Negate in unsigned arithmetic: -INT128_MIN does not fit.
   UInt128 magnitude = negative ? UInt128{0} - static_cast<UInt128>(unscaled) : static_cast<UInt128>(unscaled);
-  std::string digits;
+  // Digits are produced least significant first into a fixed buffer; 2^128 has 39 digits, and the
+  // buffer also holds the zero padding a scale larger than the digit count needs.
+  const auto fraction = static_cast<std::size_t>(scale > 0 ? scale : 0);
+  std::string reversed;
+  reversed.reserve(48 + fraction);
   do {
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+    reversed.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));
     magnitude /= 10;
   } while (magnitude != 0);
-  if (scale > 0) {
-    const auto fraction = static_cast<std::size_t>(scale);
-    if (digits.size() <= fraction) digits.insert(0, fraction + 1 - digits.size(), '0');
-    digits.insert(digits.size() - fraction, ".");
+  while (reversed.size() <= fraction && fraction > 0) reversed.push_back('0');
+  std::string text;
+  text.reserve(reversed.size() + 2);
+  if (negative) text.push_back('-');
+  for (std::size_t i = reversed.size(); i-- > 0;) {
+    text.push_back(reversed[i]);
+    if (fraction > 0 && i == fraction) text.push_back('.');
   }
-  return negative ? "-" + digits : digits;
+  return text;
 }
 
 }  // namespace

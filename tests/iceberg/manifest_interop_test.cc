@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -42,22 +43,20 @@ std::string int128_string(Int128 value) {
   const bool negative = value < 0;
   UInt128 magnitude = negative ? UInt128(0) - static_cast<UInt128>(value) : static_cast<UInt128>(value);
   std::string digits;
-  while (magnitude != 0) {
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
-    magnitude /= 10;
-  }
-  return negative ? "-" + digits : digits;
+  for (; magnitude != 0; magnitude /= 10) digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+  if (negative) digits.push_back('-');
+  std::reverse(digits.begin(), digits.end());
+  return digits;
 }
 
 // "-123.45" for unscaled -12345 at scale 2.
 std::string decimal_text(Int128 unscaled, int scale) {
   std::string digits = int128_string(unscaled < 0 ? -unscaled : unscaled);
-  if (scale > 0) {
-    if (digits.size() <= static_cast<std::size_t>(scale))
-      digits.insert(0, static_cast<std::size_t>(scale) + 1 - digits.size(), '0');
-    digits.insert(digits.size() - static_cast<std::size_t>(scale), ".");
-  }
-  return unscaled < 0 ? "-" + digits : digits;
+  const std::string sign = unscaled < 0 ? "-" : "";
+  if (scale <= 0) return sign + digits;
+  const auto fraction = static_cast<std::size_t>(scale);
+  if (digits.size() <= fraction) digits = std::string(fraction + 1 - digits.size(), '0') + digits;
+  return sign + digits.substr(0, digits.size() - fraction) + "." + digits.substr(digits.size() - fraction);
 }
 
 Description nullable_hex(const std::optional<Bytes>& bytes) { return bytes ? Description(hex(*bytes)) : Description(); }
