@@ -50,3 +50,9 @@ clean:
 
 bench: build
 	$(RELEASE_DIR)/bench/decode_bench --dir $${BINBERG_SERVICES_DIR:-.services}
+	$(RELEASE_DIR)/bench/avro_bench
+
+# libFuzzer targets (clang) built in build/fuzz and run for FUZZ_SECONDS each; see docs/fuzzing.md.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run

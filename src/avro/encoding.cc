@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "avro/utf8.h"
 #include "core/error.h"
 
 namespace binberg::avro {
@@ -48,8 +49,15 @@ void Encoder::write_bytes(std::string_view bytes) {
   out_.append(bytes);
 }
 
+DecodeError::DecodeError(std::string message) : Error(message), message_(std::move(message)), full_(message_) {}
+
+void DecodeError::prepend_path(std::string_view segment) {
+  path_ = fmt::format("/{}{}", segment, path_);
+  full_ = fmt::format("{}, at {}", message_, path_);
+}
+
 void Decoder::fail_at(std::size_t offset, std::string_view problem) const {
-  fail("avro: {} at byte {} of {}", problem, base_offset_ + offset, context_);
+  throw DecodeError(fmt::format("avro: {} at byte {} of {}", problem, base_offset_ + offset, context_));
 }
 
 Decoder::Nesting::Nesting(Decoder& decoder) : decoder_(decoder) {
@@ -105,6 +113,16 @@ std::string_view Decoder::read_bytes() {
   return take(static_cast<std::size_t>(length), "bytes");
 }
 
+std::string_view Decoder::read_string() {
+  const std::string_view text = read_bytes();
+  if (const auto problem = find_invalid_utf8(text)) {
+    const std::size_t start = position_ - text.size();
+    fail_at(start + problem->offset, fmt::format("invalid UTF-8 in a string of {} bytes ({} at byte {} of the string)",
+                                                 text.size(), problem->reason, problem->offset));
+  }
+  return text;
+}
+
 std::string_view Decoder::read_fixed(std::size_t size) { return take(size, "fixed"); }
 
 std::size_t Decoder::read_union_branch(std::size_t branch_count) {
@@ -127,6 +145,15 @@ Decoder::BlockHeader Decoder::read_block_header() {
             fmt::format("block byte size {} is negative or exceeds the {} remaining bytes", byte_size, remaining()));
   }
   return {static_cast<std::size_t>(-count), static_cast<std::size_t>(byte_size)};
+}
+
+void Decoder::count_empty_items(std::size_t count, std::size_t at) {
+  if (empty_items_ > max_empty_items_ || count > max_empty_items_ - empty_items_) {
+    fail_at(at, fmt::format("block count {} is larger than the data can hold: more than {} items that encode to no "
+                            "bytes in one input",
+                            count, max_empty_items_));
+  }
+  empty_items_ += count;
 }
 
 void Decoder::skip(std::size_t size) { take(size, "skipped data"); }
@@ -165,13 +192,12 @@ bool can_encode_empty_visiting(const Node& schema, std::set<const Node*>& visiti
 }
 
 // The item count of one block, bounded so hostile counts cannot allocate or loop without input to back them.
-std::size_t checked_block_count(const Node& items, Decoder& decoder, const Decoder::BlockHeader& block,
-                                std::size_t block_start, std::size_t total) {
-  const bool bounded_by_input = !can_encode_empty(items);
-  if (bounded_by_input ? block.count > decoder.remaining() : total + block.count > kMaxEmptyItems) {
+void check_block_count(const Node& items, Decoder& decoder, const Decoder::BlockHeader& block,
+                       std::size_t block_start) {
+  if (can_encode_empty(items)) return decoder.count_empty_items(block.count, block_start);
+  if (block.count > decoder.remaining()) {
     decoder.fail_at(block_start, fmt::format("block count {} is larger than the data can hold", block.count));
   }
-  return block.count;
 }
 
 // Mismatches between a value and a schema carry their path outwards, so the message says where.
@@ -247,8 +273,14 @@ void encode_value(const Node& schema, const Value& value, Encoder& encoder) {
       return encoder.write_float(expect<float>(schema, value));
     case Type::kDouble:
       return encoder.write_double(expect<double>(schema, value));
-    case Type::kString:
-      return encoder.write_bytes(expect<std::string>(schema, value));
+    case Type::kString: {
+      const std::string& text = expect<std::string>(schema, value);
+      if (const auto problem = find_invalid_utf8(text)) {
+        throw EncodeMismatch{"", fmt::format("string of {} bytes is not valid UTF-8 ({} at byte {})", text.size(),
+                                             problem->reason, problem->offset)};
+      }
+      return encoder.write_bytes(text);
+    }
     case Type::kBytes:
       return encoder.write_bytes(as_chars(expect<Bytes>(schema, value)));
     case Type::kFixed: {
@@ -278,7 +310,14 @@ void encode_value(const Node& schema, const Value& value, Encoder& encoder) {
     case Type::kMap: {
       const Map& entries = expect<Map>(schema, value);
       if (!entries.empty()) encoder.write_long(static_cast<std::int64_t>(entries.size()));
-      for (const auto& [key, item] : entries) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+      for (const auto& entry : entries) {
+        const std::string& key = entry.first;
+        const Value& item = entry.second;
+        if (const auto problem = find_invalid_utf8(key)) {
+          throw EncodeMismatch{"", fmt::format("map key \"{}\" is not valid UTF-8 ({} at byte {})",
+                                               printable_bytes(key), problem->reason, problem->offset)};
+        }
         encoder.write_bytes(key);
         at_path(key, [&] { encode_value(*schema.items, item, encoder); });
       }
@@ -310,7 +349,6 @@ void encode_value(const Node& schema, const Value& value, Encoder& encoder) {
 // When skipping, blocks whose byte size the writer recorded are jumped over whole.
 template <typename ReadItem>
 void for_each_block_item(const Node& items, Decoder& decoder, ReadItem&& item, bool jump_sized_blocks = false) {
-  std::size_t total = 0;
   for (;;) {
     const std::size_t block_start = decoder.offset();
     const Decoder::BlockHeader block = decoder.read_block_header();
@@ -319,7 +357,7 @@ void for_each_block_item(const Node& items, Decoder& decoder, ReadItem&& item, b
       decoder.skip(*block.byte_size);
       continue;
     }
-    total += checked_block_count(items, decoder, block, block_start, total);
+    check_block_count(items, decoder, block, block_start);
     for (std::size_t i = 0; i < block.count; ++i) item();
   }
 }
@@ -366,7 +404,7 @@ Value decode(const Node& schema, Decoder& decoder) {
     case Type::kDouble:
       return decoder.read_double();
     case Type::kString:
-      return std::string(decoder.read_bytes());
+      return std::string(decoder.read_string());
     case Type::kBytes:
       return to_bytes(decoder.read_bytes());
     case Type::kFixed:
@@ -381,29 +419,35 @@ Value decode(const Node& schema, Decoder& decoder) {
     }
     case Type::kArray: {
       Array items;
-      for_each_block_item(*schema.items, decoder, [&] { items.push_back(decode(*schema.items, decoder)); });
+      for_each_block_item(*schema.items, decoder, [&] {
+        with_decode_path([&] { return std::to_string(items.size()); },
+                         [&] { items.push_back(decode(*schema.items, decoder)); });
+      });
       return items;
     }
     case Type::kMap: {
       Map entries;
       for_each_block_item(*schema.items, decoder, [&] {
         const std::size_t key_start = decoder.offset();
-        std::string key(decoder.read_bytes());
-        if (!entries.emplace(std::move(key), decode(*schema.items, decoder)).second) {
-          decoder.fail_at(key_start, "duplicate map key");
-        }
+        std::string key(decoder.read_string());
+        Value item = with_decode_path([&] { return key; }, [&] { return decode(*schema.items, decoder); });
+        if (!entries.emplace(std::move(key), std::move(item)).second) decoder.fail_at(key_start, "duplicate map key");
       });
       return entries;
     }
     case Type::kRecord: {
       Record record;
       record.fields.reserve(schema.fields.size());
-      for (const Field& field : schema.fields) record.fields.push_back(decode(*field.type, decoder));
+      for (const Field& field : schema.fields) {
+        with_decode_path([&] { return "fields/" + field.name; },
+                         [&] { record.fields.push_back(decode(*field.type, decoder)); });
+      }
       return record;
     }
     case Type::kUnion: {
       const std::size_t branch = decoder.read_union_branch(schema.branches.size());
-      return Union(branch, decode(*schema.branches[branch], decoder));
+      return Union(branch, with_decode_path([&] { return std::to_string(branch); },
+                                            [&] { return decode(*schema.branches[branch], decoder); }));
     }
   }
   decoder.fail_at(decoder.offset(), "unknown schema type");

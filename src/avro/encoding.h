@@ -12,11 +12,36 @@
 
 #include "avro/schema.h"
 #include "avro/value.h"
+#include "core/error.h"
 
 namespace binberg::avro {
 
+// A malformed datum. The message names the problem and the byte offset; decoding adds the path of
+// the value being read in the schema (e.g. "/fields/after/0/fields/name", in the style of encode's
+// errors) as the error travels out of nested records, arrays, maps and unions.
+class DecodeError : public Error {
+ public:
+  explicit DecodeError(std::string message);
+  const char* what() const noexcept override { return full_.c_str(); }
+  // The path inside the datum, "" when the problem is at the top level.
+  const std::string& path() const { return path_; }
+  // Adds a path segment in front ("fields/name", "3", a map key, a union branch).
+  void prepend_path(std::string_view segment);
+
+ private:
+  std::string message_;
+  std::string path_;
+  std::string full_;
+};
+
 // Deeper data is rejected: recursive schemas would otherwise let hostile input exhaust the stack.
 inline constexpr int kMaxNestingDepth = 128;
+
+// Items that may encode to zero bytes (nulls, empty records, fixed of size 0) cannot be bounded by
+// the input size, so a Decoder reads at most this many of them in arrays and maps, all arrays
+// together: a cap per array would let nested arrays multiply it. Container blocks of such values
+// are capped at this many objects.
+inline constexpr std::size_t kMaxEmptyItems = std::size_t{1} << 20;
 
 // Appends encoded primitives to a byte string.
 class Encoder {
@@ -49,6 +74,8 @@ class Decoder {
   float read_float();
   double read_double();
   std::string_view read_bytes();  // a view into the buffer
+  // read_bytes, then strict UTF-8 validation (see utf8.h): an invalid string is a DecodeError.
+  std::string_view read_string();
   std::string_view read_fixed(std::size_t size);
   std::size_t read_union_branch(std::size_t branch_count);
 
@@ -58,11 +85,18 @@ class Decoder {
   };
   BlockHeader read_block_header();
 
+  // Counts `count` more items that may encode to zero bytes (see kMaxEmptyItems); throws, naming
+  // the offset `at`, once the decoder has read more than its cap of them.
+  void count_empty_items(std::size_t count, std::size_t at);
+  // Lowers (or raises) this decoder's cap from kMaxEmptyItems, e.g. where memory is tighter.
+  void set_max_empty_items(std::size_t limit) { max_empty_items_ = limit; }
+
   void skip(std::size_t size);
   // Throws when bytes remain: a buffer meant to hold whole datums holds more.
   void expect_end() const;
   std::size_t offset() const { return position_; }
   std::size_t remaining() const { return data_.size() - position_; }
+  // Throws DecodeError.
   [[noreturn]] void fail_at(std::size_t offset, std::string_view problem) const;
 
   // Counts one level of nesting for as long as it lives; throws beyond kMaxNestingDepth.
@@ -86,26 +120,38 @@ class Decoder {
   std::string context_;
   std::size_t base_offset_;
   int depth_ = 0;
+  std::size_t empty_items_ = 0;
+  std::size_t max_empty_items_ = kMaxEmptyItems;
 };
 
-// Throws Error naming the path in the value (e.g. "/fields/price") when the value does not fit the schema.
+// Throws Error naming the path in the value (e.g. "/fields/price") when the value does not fit the schema
+// or a string (or map key) is not valid UTF-8.
 // A union accepts a Union, or any other value for the first branch of the value's kind.
 void encode(const Node& schema, const Value& value, Encoder& encoder);
 std::string encode(const Schema& schema, const Value& value);
 
 // Decodes one datum at the decoder's position. Unions decode to Union, enums to Enum, fixed to Bytes.
+// Strings and map keys must be valid UTF-8. Throws DecodeError naming the offset and the path.
 Value decode(const Node& schema, Decoder& decoder);
 // Decodes a buffer holding exactly one datum (trailing bytes are an error).
 Value decode(const Schema& schema, std::string_view datum);
-// Advances past one datum without building it.
+// Advances past one datum without building it (strings are not validated: their content is dropped).
 void skip(const Node& schema, Decoder& decoder);
-
-// Arrays (and container blocks) of items that may encode to zero bytes cannot be bounded by the
-// input size, so they are capped at this many items.
-inline constexpr std::size_t kMaxEmptyItems = std::size_t{1} << 20;
 
 // True when a datum of the schema may encode to zero bytes (null, fixed of size 0, such records).
 bool can_encode_empty(const Node& schema);
+
+// Runs `body`; a DecodeError leaving it gets the path segment `segment()` returns prepended to its
+// path. The segment is only built when there is an error, so the happy path pays nothing for it.
+template <typename Segment, typename Body>
+decltype(auto) with_decode_path(Segment&& segment, Body&& body) {
+  try {
+    return body();
+  } catch (DecodeError& e) {
+    e.prepend_path(segment());
+    throw;
+  }
+}
 
 // Calls `item` once per item of a blocked array or map (`item` reads a map key itself). Block counts are
 // bounded by the input left, so hostile counts cannot allocate or loop without data to back them.

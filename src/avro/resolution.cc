@@ -191,8 +191,8 @@ Value read_promoted(Type writer, Type reader, Decoder& decoder) {
       if (writer == Type::kInt) return static_cast<double>(decoder.read_int());
       if (writer == Type::kLong) return static_cast<double>(decoder.read_long());
       return static_cast<double>(decoder.read_float());
-    case Type::kString:
-      return std::string(decoder.read_bytes());
+    case Type::kString:  // bytes read as a string must be UTF-8 like any string
+      return std::string(decoder.read_string());
     default: {
       const std::string_view bytes = decoder.read_bytes();
       return Bytes(bytes.begin(), bytes.end());
@@ -204,11 +204,15 @@ Value read_record(const Resolver::Plan& plan, const Node& writer, const Node& re
   const RecordPlan& record_plan = plan.records.at({&writer, &reader});
   Record record;
   record.fields.resize(reader.fields.size());
+  // Error paths name the reader's fields, and the writer's name for fields the reader drops.
   for (const Field& writer_field : writer.fields) {
     if (const auto target = record_plan.reader_field[writer_field.position]) {
-      record.fields[*target] = read_resolved(plan, *writer_field.type, *reader.fields[*target].type, decoder);
+      const Field& reader_field = reader.fields[*target];
+      with_decode_path(
+          [&] { return "fields/" + reader_field.name; },
+          [&] { record.fields[*target] = read_resolved(plan, *writer_field.type, *reader_field.type, decoder); });
     } else {
-      skip(*writer_field.type, decoder);
+      with_decode_path([&] { return "fields/" + writer_field.name; }, [&] { skip(*writer_field.type, decoder); });
     }
   }
   for (const auto& [position, value] : record_plan.defaults) record.fields[position] = value;
@@ -223,7 +227,9 @@ Value read_resolved(const Resolver::Plan& plan, const Node& writer, const Node& 
   }
   if (reader.type == Type::kUnion) {
     const std::size_t branch = plan.union_branches.at({&writer, &reader});
-    return Union(branch, read_resolved(plan, writer, *reader.branches[branch], decoder));
+    return Union(branch,
+                 with_decode_path([&] { return std::to_string(branch); },
+                                  [&] { return read_resolved(plan, writer, *reader.branches[branch], decoder); }));
   }
   if (writer.type != reader.type) return read_promoted(writer.type, reader.type, decoder);
   switch (reader.type) {
@@ -240,18 +246,20 @@ Value read_resolved(const Resolver::Plan& plan, const Node& writer, const Node& 
     }
     case Type::kArray: {
       Array items;
-      for_each_item(*writer.items, decoder,
-                    [&] { items.push_back(read_resolved(plan, *writer.items, *reader.items, decoder)); });
+      for_each_item(*writer.items, decoder, [&] {
+        with_decode_path([&] { return std::to_string(items.size()); },
+                         [&] { items.push_back(read_resolved(plan, *writer.items, *reader.items, decoder)); });
+      });
       return items;
     }
     case Type::kMap: {
       Map entries;
       for_each_item(*writer.items, decoder, [&] {
         const std::size_t key_start = decoder.offset();
-        std::string key(decoder.read_bytes());
-        if (!entries.emplace(std::move(key), read_resolved(plan, *writer.items, *reader.items, decoder)).second) {
-          decoder.fail_at(key_start, "duplicate map key");
-        }
+        std::string key(decoder.read_string());
+        Value item = with_decode_path([&] { return key; },
+                                      [&] { return read_resolved(plan, *writer.items, *reader.items, decoder); });
+        if (!entries.emplace(std::move(key), std::move(item)).second) decoder.fail_at(key_start, "duplicate map key");
       });
       return entries;
     }

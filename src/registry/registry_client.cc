@@ -7,12 +7,16 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 namespace binberg::registry {
 namespace {
 
 constexpr const char* kContentType = "application/vnd.schemaregistry.v1+json";
+// Apicurio's own REST API (see set_compatibility) speaks plain JSON.
+constexpr const char* kJsonContentType = "application/json";
 
 struct ParsedUrl {
   std::string origin;  // scheme://host:port
@@ -66,11 +70,17 @@ struct RegistryClient::State {
 
   // Sends a request and returns the parsed JSON body of a 2xx answer; throws otherwise.
   // Connection failures and 5xx answers are retried: registering the same schema is idempotent.
+  // `path` is relative to the configured URL; `target` below is the whole request path.
   nlohmann::json call(const std::string& method, const std::string& path, const nlohmann::json* body) {
+    return call_target(method, url.path + path, body, kContentType);
+  }
+
+  nlohmann::json call_target(const std::string& method, const std::string& target, const nlohmann::json* body,
+                             const char* content_type) {
     auto backoff = options.first_backoff;
     for (int attempt = 1;; ++attempt) {
       try {
-        return call_once(method, path, body);
+        return call_once(method, target, body, content_type);
       } catch (const RegistryError& e) {
         if (e.http_status() < 500 || attempt >= options.attempts) throw;
       } catch (const ConnectionError&) {
@@ -81,12 +91,12 @@ struct RegistryClient::State {
     }
   }
 
-  nlohmann::json call_once(const std::string& method, const std::string& path, const nlohmann::json* body) {
-    const std::string target = url.path + path;
-    httplib::Headers headers = {{"Accept", kContentType}};
+  nlohmann::json call_once(const std::string& method, const std::string& target, const nlohmann::json* body,
+                           const char* content_type) {
+    httplib::Headers headers = {{"Accept", content_type}};
     httplib::Result result = method == "GET"    ? http.Get(target, headers)
-                             : method == "POST" ? http.Post(target, headers, body->dump(), kContentType)
-                                                : http.Put(target, headers, body->dump(), kContentType);
+                             : method == "POST" ? http.Post(target, headers, body->dump(), content_type)
+                                                : http.Put(target, headers, body->dump(), content_type);
     if (!result) {
       throw ConnectionError(
           fmt::format("registry {}: {} {} failed: {}", url.origin, method, target, httplib::to_string(result.error())));
@@ -146,8 +156,18 @@ SubjectVersion RegistryClient::latest_version(const std::string& subject) {
 }
 
 std::string RegistryClient::compatibility(const std::string& subject) {
-  const auto answer = state_->call("GET", "/config/" + encode_segment(subject) + "?defaultToGlobal=true", nullptr);
-  return answer.value("compatibilityLevel", answer.value("compatibility", ""));
+  auto level_of = [](const nlohmann::json& answer) {
+    return answer.value("compatibilityLevel", answer.value("compatibility", ""));
+  };
+  if (subject.empty()) return level_of(state_->call("GET", "/config", nullptr));
+  try {
+    return level_of(state_->call("GET", "/config/" + encode_segment(subject) + "?defaultToGlobal=true", nullptr));
+  } catch (const RegistryError& e) {
+    // Apicurio answers 404 for a subject with neither versions nor a rule of its own, where
+    // Confluent answers with the global level.
+    if (e.http_status() != 404) throw;
+    return level_of(state_->call("GET", "/config", nullptr));
+  }
 }
 
 bool RegistryClient::is_compatible(const std::string& subject, const std::string& schema) {
@@ -157,9 +177,62 @@ bool RegistryClient::is_compatible(const std::string& subject, const std::string
       .get<bool>();
 }
 
+namespace {
+
+// The base path of Apicurio's native v3 API next to its ccompat API ("/apis/ccompat/v7" ->
+// "/apis/registry/v3"), or nullopt when the URL is not an Apicurio ccompat URL.
+std::optional<std::string> apicurio_native_base(const std::string& ccompat_path) {
+  for (const std::string_view suffix : {"/apis/ccompat/v7", "/apis/ccompat/v6"}) {
+    if (ccompat_path.ends_with(suffix)) {
+      return ccompat_path.substr(0, ccompat_path.size() - suffix.size()) + "/apis/registry/v3";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void RegistryClient::set_compatibility(const std::string& subject, const std::string& level) {
   nlohmann::json body = {{"compatibility", level}};
-  state_->call("PUT", subject.empty() ? "/config" : "/config/" + encode_segment(subject), &body);
+  const std::string config_path = subject.empty() ? "/config" : "/config/" + encode_segment(subject);
+  const auto native_base = apicurio_native_base(state_->url.path);
+  if (subject.empty() || level != "NONE") {
+    state_->call("PUT", config_path, &body);
+    return;
+  }
+  // Confluent keeps NONE as the subject's level. Apicurio's ccompat API instead deletes the
+  // subject's (artifact's) COMPATIBILITY rule, so the global rule applies again, and answers 404
+  // when the subject has no rule and no versions yet. Check which happened, and on Apicurio set
+  // the rule through its native API, where a rule of NONE is kept and overrides the global rule
+  // (checked against Apicurio 3.0.9).
+  try {
+    state_->call("PUT", config_path, &body);
+  } catch (const RegistryError& e) {
+    if (!native_base || e.http_status() != 404) throw;
+  }
+  const std::string effective = compatibility(subject);
+  if (effective == "NONE") return;
+  if (!native_base) {
+    fail(
+        "registry {}: setting compatibility NONE on subject '{}' did not take effect: the registry reports {} "
+        "(it dropped the subject's rule, so the global level applies); use a level other than NONE",
+        state_->url.origin, subject, effective);
+  }
+  // The native API only updates a rule that exists (or one of an artifact that exists, which a
+  // subject without versions is not), so first create the subject's rule through ccompat with the
+  // level already in force: until the second call lands, nothing changes for writers.
+  nlohmann::json placeholder = {{"compatibility", effective}};
+  state_->call("PUT", config_path, &placeholder);
+  nlohmann::json rule = {{"ruleType", "COMPATIBILITY"}, {"config", "NONE"}};
+  state_->call_target("PUT",
+                      *native_base + "/groups/default/artifacts/" + encode_segment(subject) + "/rules/COMPATIBILITY",
+                      &rule, kJsonContentType);
+  if (const std::string now = compatibility(subject); now != "NONE") {
+    fail(
+        "registry {}: compatibility NONE on subject '{}' did not take effect through Apicurio's native API "
+        "either: the registry reports {}",
+        state_->url.origin, subject, now);
+  }
 }
 
 }  // namespace binberg::registry

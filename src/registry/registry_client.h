@@ -57,12 +57,16 @@ class RegistryClient {
   // The registered version of SCHEMA under SUBJECT; RegistryError 404 when it is not registered.
   SubjectVersion lookup(const std::string& subject, const std::string& schema);
   SubjectVersion latest_version(const std::string& subject);
-  // The subject's compatibility level, falling back to the global one when it has none.
+  // The subject's compatibility level, falling back to the global one when it has none; the
+  // global level when SUBJECT is empty.
   std::string compatibility(const std::string& subject);
   // Whether SCHEMA may follow the subject's latest version under the subject's rule.
   bool is_compatible(const std::string& subject, const std::string& schema);
   // Sets the compatibility level (BACKWARD, FORWARD, FULL, *_TRANSITIVE, NONE) of SUBJECT, or the
-  // global default when SUBJECT is empty.
+  // global default when SUBJECT is empty. A subject level of NONE always means NONE, even where
+  // the global level is stricter: Apicurio's ccompat API drops a subject rule set to NONE (so the
+  // global rule applied again), so against Apicurio the rule is set through its native API
+  // instead; against a registry that drops it otherwise, this throws Error saying so.
   void set_compatibility(const std::string& subject, const std::string& level);
 
  private:

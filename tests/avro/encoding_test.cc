@@ -246,6 +246,27 @@ TEST(AvroEncoding, RejectsHugeCountsWithoutAllocating) {
   // Null items take no bytes, so their count is capped instead.
   expect_decode_error(Schema::parse(R"({"type": "array", "items": "null"})"), huge_count + '\0',
                       "is larger than the data can hold");
+  // The cap holds for all arrays of a datum together: an array of arrays, each claiming the whole
+  // cap in 4 bytes, must not multiply it (found by the fuzz target as an out-of-memory).
+  const Schema nested = Schema::parse(R"({"type": "array", "items": {"type": "array", "items": "null"}})");
+  std::string amplified;
+  Encoder(amplified).write_long(64);
+  for (int i = 0; i < 64; ++i) {
+    Encoder(amplified).write_long(static_cast<std::int64_t>(kMaxEmptyItems));
+    Encoder(amplified).write_long(0);
+  }
+  Encoder(amplified).write_long(0);
+  expect_decode_error(nested, amplified, "more than 1048576 items that encode to no bytes in one input");
+  Decoder skipping(amplified);
+  EXPECT_THROW(skip(nested.root(), skipping), Error);
+  std::string at_cap;  // exactly the cap, split over two arrays, still decodes
+  Encoder(at_cap).write_long(2);
+  for (int i = 0; i < 2; ++i) {
+    Encoder(at_cap).write_long(static_cast<std::int64_t>(kMaxEmptyItems / 2));
+    Encoder(at_cap).write_long(0);
+  }
+  Encoder(at_cap).write_long(0);
+  EXPECT_EQ(decode(nested, at_cap).as<Array>().size(), 2u);
   std::string negative_size = bytes_of({0x01});
   Encoder(negative_size).write_long(1000);
   expect_decode_error(Schema::parse(R"({"type": "array", "items": "long"})"), negative_size,

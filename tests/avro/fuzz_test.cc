@@ -43,40 +43,7 @@ std::string mutate(std::string input, std::mt19937& random) {
   return input;
 }
 
-// Valid inputs to mutate: one datum per fuzz schema built from random bytes that happen to decode,
-// and container files of each codec.
-std::vector<std::string> seeds() {
-  std::vector<std::string> valid;
-  const auto& schemas = fuzzing::fuzz_schemas();
-  for (std::size_t index = 0; index < schemas.size(); ++index) {
-    std::mt19937 random(static_cast<std::uint32_t>(index));
-    for (int attempt = 0, found = 0; attempt < 20000 && found < 4; ++attempt) {
-      std::string datum(random() % 40, '\0');
-      for (char& byte : datum) byte = static_cast<char>(random() % 8);  // small bytes decode often
-      try {
-        const Value value = decode(schemas[index], datum);
-        valid.push_back(static_cast<char>(index) + encode(schemas[index], value));
-        ++found;
-      } catch (const Error&) {
-      }
-    }
-  }
-  for (const Codec codec : {Codec::kNull, Codec::kDeflate, Codec::kSnappy}) {
-    std::ostringstream out;
-    ContainerWriterOptions options;
-    options.codec = codec;
-    options.block_size = 16;
-    ContainerWriter writer(out, schemas[3], options);
-    for (int i = 0; i < 6; ++i) {
-      Value list = Union(0, Value());
-      for (int depth = 0; depth < i; ++depth) list = Union(1, Value(Record{{Value(1.5f * depth), list}}));
-      writer.append(Record{{Value(0.5f), list}});
-    }
-    writer.close();
-    valid.push_back(static_cast<char>(fuzzing::kContainerInput) + out.str());
-  }
-  return valid;
-}
+std::vector<std::string> seeds() { return fuzzing::seed_inputs(); }
 
 TEST(AvroFuzz, SeedsAreValidInputs) {
   const auto valid = seeds();
