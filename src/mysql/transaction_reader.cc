@@ -145,6 +145,10 @@ std::optional<SourceTransaction> TransactionReader::read_transaction() {
         }
         break;
       }
+      case EventKind::kHeartbeat:
+        // The source is idle: let the caller act on time (cut a commit, notice a stop request).
+        if (!txn) return std::nullopt;
+        break;
       default:
         break;
     }

@@ -27,7 +27,9 @@ class TransactionReader {
  public:
   TransactionReader(StreamOptions options, CharsetNames charsets, ReconnectPolicy reconnect = {});
 
-  // The next whole transaction; nullopt at the end of the binlog in non-blocking mode.
+  // The next whole transaction; nullopt at the end of the binlog in non-blocking mode, and in
+  // blocking mode when a heartbeat shows the source idle between transactions (so a caller can
+  // act on time; calling next() again continues the stream).
   std::optional<SourceTransaction> next();
 
   // Where the binlog continues after the last transaction returned.
