@@ -7,11 +7,12 @@ SANITIZE_DIR := build/sanitize
 CMAKE_FLAGS := -G Ninja -DBUILD_TESTING=ON
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: bench demo setup build build-sanitize test unit-test integration-test services-up services-down format clean
+.PHONY: bench demo setup build build-sanitize test unit-test integration-test services-up services-down format clean fuzz
 
 demo: setup build
 	./scripts/services up
 	$(RELEASE_DIR)/src/cli/binberg smoke
+	./scripts/demo
 
 setup:
 	./scripts/setup

@@ -6,6 +6,7 @@ pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka++ rdkafka)
 # Debian's cpp-httplib is a compiled library: its pkg-config defines must match or class layouts differ.
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
 
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 REQUIRED)

@@ -17,5 +17,7 @@ struct Command {
 
 Command add_services_command(CLI::App& app);
 Command add_smoke_command(CLI::App& app);
+Command add_replicate_command(CLI::App& app);
+Command add_reconcile_command(CLI::App& app);
 
 }  // namespace binberg::cli

@@ -2,10 +2,14 @@
 
   rows pyiceberg <catalog-uri> <warehouse> <namespace.table>   rows via pyiceberg's SqlCatalog
   rows duckdb <metadata.json>                                  rows via DuckDB's iceberg_scan
+  digest pyiceberg|duckdb ...                                  the same table's canonical digest
 
-Prints {"count": N, "rows": [...]} with every row as a list of canonical strings in column order,
-so the C++ side can build the same list from its own reader and compare exactly:
-null -> null, int/long -> decimal digits, float/double -> the binary64 bits as 16 hex digits, most significant first (exact), decimal -> plain digits with the
+rows prints {"count": N, "rows": [...]} with every row as a list of canonical strings in column
+order, so the C++ side can build the same list from its own reader and compare exactly. digest
+prints {"count": N, "digest": HEX}: the SHA-256 of the rows' canonical encodings, computed here
+from the specification in src/iceberg/canonical_row.h, independently of binberg's code.
+
+Canonical strings: null -> null, int/long -> decimal digits, float/double -> the binary64 bits as 16 hex digits, most significant first (exact), decimal -> plain digits with the
 scale's fraction, string -> itself, bytes/fixed/uuid -> lowercase hex, date -> days since epoch,
 time -> microseconds since midnight, timestamp/timestamptz -> microseconds since epoch, boolean ->
 true/false.
@@ -13,6 +17,7 @@ true/false.
 
 import datetime
 import decimal
+import hashlib
 import json
 import struct
 import sys
@@ -49,18 +54,39 @@ def canonical(value):
     raise TypeError(f"no canonical form for {type(value).__name__}")
 
 
-def emit(arrow_table):
-    rows = [[canonical(v) for v in row.values()] for row in arrow_table.to_pylist()]
-    print(json.dumps({"count": len(rows), "rows": rows}))
+def canonical_rows(arrow_table):
+    return [[canonical(v) for v in row.values()] for row in arrow_table.to_pylist()]
+
+
+def row_encoding(row):
+    parts = []
+    for text in row:
+        if text is None:
+            parts.append(b"-")
+        else:
+            data = text.encode("utf-8")
+            parts.append(str(len(data)).encode() + b":" + data)
+    return b"".join(parts) + b"\n"
+
+
+def emit(mode, arrow_table):
+    rows = canonical_rows(arrow_table)
+    if mode == "rows":
+        print(json.dumps({"count": len(rows), "rows": rows}))
+    else:
+        digest = hashlib.sha256(b"".join(sorted(row_encoding(row) for row in rows))).hexdigest()
+        print(json.dumps({"count": len(rows), "digest": digest}))
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1:3] == ["rows", "pyiceberg"]:
+    mode = sys.argv[1] if len(sys.argv) >= 2 and sys.argv[1] in ("rows", "digest") else None
+    reader = sys.argv[2] if mode and len(sys.argv) >= 3 else None
+    if reader == "pyiceberg":
         from pyiceberg.catalog.sql import SqlCatalog
         uri, warehouse, identifier = sys.argv[3:6]
         catalog = SqlCatalog("binberg", uri=uri, warehouse=warehouse)
-        emit(catalog.load_table(identifier).scan().to_arrow())
-    elif len(sys.argv) >= 3 and sys.argv[1:3] == ["rows", "duckdb"]:
+        emit(mode, catalog.load_table(identifier).scan().to_arrow())
+    elif reader == "duckdb":
         import tempfile
 
         import duckdb
@@ -72,7 +98,7 @@ def main():
         for name in ("avro", "iceberg"):
             import_extension(name, con=connection)
             connection.execute(f"LOAD {name}")
-        emit(connection.execute("SELECT * FROM iceberg_scan(?)", [sys.argv[3]]).to_arrow_table())
+        emit(mode, connection.execute("SELECT * FROM iceberg_scan(?)", [sys.argv[3]]).to_arrow_table())
     else:
         sys.exit(__doc__)
 

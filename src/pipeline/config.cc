@@ -1,0 +1,259 @@
+#include "pipeline/config.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <toml++/toml.h>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace binberg::pipeline {
+namespace {
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Iterative '*' backtracking: linear in practice, no recursion on hostile patterns.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// One [section] of the file: typed lookups that name the key on errors, and a check that every
+// key was understood (a misspelt option is an error, not a silently ignored line).
+class Section {
+ public:
+  Section(const toml::table* table, std::string name, const std::string& path)
+      : table_(table), name_(std::move(name)), path_(path) {}
+
+  [[noreturn]] void error(const std::string& key, const std::string& problem) const {
+    throw ConfigError(fmt::format("{}: [{}] {}: {}", path_, name_, key, problem));
+  }
+
+  template <typename T>
+  std::optional<T> get(const std::string& key) {
+    seen_.insert(key);
+    if (table_ == nullptr) return std::nullopt;
+    const toml::node* node = table_->get(key);
+    if (node == nullptr) return std::nullopt;
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (auto value = node->value<std::string>(); value && node->is_string()) return *value;
+      error(key, "expected a string");
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (node->is_boolean()) return *node->value<bool>();
+      error(key, "expected true or false");
+    } else {
+      if (!node->is_integer()) error(key, "expected an integer");
+      const std::int64_t value = *node->value<std::int64_t>();
+      if (value < 0 || static_cast<std::uint64_t>(value) > std::numeric_limits<T>::max()) {
+        error(key, fmt::format("{} is out of range", value));
+      }
+      return static_cast<T>(value);
+    }
+  }
+
+  template <typename T>
+  T get_or(const std::string& key, T fallback) {
+    return get<T>(key).value_or(std::move(fallback));
+  }
+
+  template <typename T>
+  T positive(const std::string& key, T fallback) {
+    const T value = get_or<T>(key, fallback);
+    if (value == 0) error(key, "must be positive");
+    return value;
+  }
+
+  std::vector<std::string> strings(const std::string& key) {
+    seen_.insert(key);
+    std::vector<std::string> values;
+    if (table_ == nullptr) return values;
+    const toml::node* node = table_->get(key);
+    if (node == nullptr) return values;
+    const toml::array* array = node->as_array();
+    if (array == nullptr) error(key, "expected an array of strings");
+    for (const toml::node& item : *array) {
+      if (!item.is_string()) error(key, "expected an array of strings");
+      values.push_back(*item.value<std::string>());
+    }
+    return values;
+  }
+
+  // A secret from `<prefix>_env` (an environment variable) or `<prefix>_file` (a file readable
+  // by its owner only). The value never appears in messages.
+  std::string secret(const std::string& prefix) {
+    const auto env = get<std::string>(prefix + "_env");
+    const auto file = get<std::string>(prefix + "_file");
+    if (table_ != nullptr && table_->get(prefix) != nullptr) {
+      error(prefix, fmt::format("secrets are not kept in the file; use {0}_env or {0}_file", prefix));
+    }
+    if (env && file) error(prefix + "_env", fmt::format("set {0}_env or {0}_file, not both", prefix));
+    if (env) {
+      const char* value = std::getenv(env->c_str());
+      if (value == nullptr) error(prefix + "_env", fmt::format("environment variable {} is not set", *env));
+      return value;
+    }
+    if (file) {
+      struct stat info {};
+      if (::stat(file->c_str(), &info) != 0) error(prefix + "_file", fmt::format("cannot read {}", *file));
+      if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+        error(prefix + "_file", fmt::format("{} is readable by others; chmod 600 it", *file));
+      }
+      std::ifstream in(*file);
+      std::string value;
+      std::getline(in, value);
+      return value;
+    }
+    return "";
+  }
+
+  void check_all_understood() const {
+    if (table_ == nullptr) return;
+    for (const auto& [key, node] : *table_) {
+      const std::string name(key.str());
+      if (!seen_.contains(name) && !node.is_table()) error(name, "unknown option");
+    }
+  }
+
+ private:
+  const toml::table* table_;
+  std::string name_;
+  const std::string& path_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+bool CaptureRules::matches(const std::string& database, const std::string& table) const {
+  const std::string name = database + "." + table;
+  bool included = false;
+  for (const auto& pattern : include) included = included || glob_match(pattern, name);
+  for (const auto& pattern : exclude) {
+    if (glob_match(pattern, name)) return false;
+  }
+  return included;
+}
+
+Config parse_config(const std::string& text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& error) {
+    throw ConfigError(
+        fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
+  }
+  static const std::set<std::string> kSections = {"source", "capture", "iceberg", "commit", "replicator"};
+  for (const auto& [key, node] : root) {
+    if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
+      throw ConfigError(
+          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
+                      "replicator)",
+                      path, key.str()));
+    }
+  }
+  Config config;
+  config.path = path;
+
+  Section source(root["source"].as_table(), "source", path);
+  config.source.host = source.get_or<std::string>("host", "127.0.0.1");
+  config.source.port = source.positive<std::uint16_t>("port", 3306);
+  config.source.user = source.get_or<std::string>("user", "");
+  if (config.source.user.empty()) source.error("user", "is required");
+  config.source.password = source.secret("password");
+  config.source.connect_timeout_seconds = source.positive<unsigned>("connect_timeout_s", 10);
+  config.source.read_timeout_seconds = source.positive<unsigned>("read_timeout_s", 60);
+  config.server_id = source.get_or<std::uint32_t>("server_id", 0);
+  if (config.server_id == 0) source.error("server_id", "is required: a replica id unique among the source's replicas");
+  source.check_all_understood();
+  Section tls(root["source"]["tls"].as_table(), "source.tls", path);
+  config.source.tls.enabled = tls.get_or<bool>("enabled", false);
+  config.source.tls.verify_server_cert = tls.get_or<bool>("verify_server_cert", true);
+  config.source.tls.ca_file = tls.get_or<std::string>("ca_file", "");
+  config.source.tls.cert_file = tls.get_or<std::string>("cert_file", "");
+  config.source.tls.key_file = tls.get_or<std::string>("key_file", "");
+  tls.check_all_understood();
+
+  Section capture(root["capture"].as_table(), "capture", path);
+  config.capture.include = capture.strings("include");
+  config.capture.exclude = capture.strings("exclude");
+  if (config.capture.include.empty()) capture.error("include", "name at least one pattern, e.g. [\"shop.*\"]");
+  capture.check_all_understood();
+
+  Section iceberg(root["iceberg"].as_table(), "iceberg", path);
+  config.catalog.name = iceberg.get_or<std::string>("catalog_name", "binberg");
+  config.catalog.uri = iceberg.get_or<std::string>("catalog_uri", "");
+  if (config.catalog.uri.empty())
+    iceberg.error("catalog_uri", "is required (sqlite:////abs/path.db or postgresql://...)");
+  config.catalog.warehouse = iceberg.get_or<std::string>("warehouse", "");
+  if (config.catalog.warehouse.empty()) iceberg.error("warehouse", "is required (an absolute path or file:/ URI)");
+  config.catalog.password = iceberg.secret("catalog_password");
+  config.iceberg_namespace = iceberg.get_or<std::string>("namespace", "");
+  config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
+  if (config.changelog_suffix.empty()) iceberg.error("changelog_suffix", "must not be empty");
+  iceberg.check_all_understood();
+
+  Section commit(root["commit"].as_table(), "commit", path);
+  config.commit.interval = std::chrono::milliseconds(commit.positive<std::uint32_t>("interval_ms", 1000));
+  config.commit.max_events = commit.positive<std::size_t>("max_events", 200'000);
+  config.commit.idle_position_interval =
+      std::chrono::milliseconds(commit.positive<std::uint32_t>("idle_position_interval_ms", 60'000));
+  commit.check_all_understood();
+
+  Section replicator(root["replicator"].as_table(), "replicator", path);
+  config.writer_id = replicator.get_or<std::string>("writer_id", "binberg");
+  config.snapshot_chunk_rows = replicator.positive<std::size_t>("snapshot_chunk_rows", 10'000);
+  replicator.check_all_understood();
+  return config;
+}
+
+Config load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: cannot read the configuration file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+std::vector<CapturedTable> resolve_tables(mysql::Connection& connection, const CaptureRules& rules) {
+  const mysql::ResultSet result = connection.query(
+      "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND "
+      "TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') "
+      "ORDER BY TABLE_SCHEMA, TABLE_NAME");
+  std::vector<CapturedTable> tables;
+  for (const auto& row : result.rows) {
+    if (!row[0] || !row[1]) continue;
+    if (rules.matches(*row[0], *row[1])) tables.push_back(CapturedTable{*row[0], *row[1]});
+  }
+  return tables;
+}
+
+ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedTable> tables) {
+  ReplicatorOptions options;
+  options.source = config.source;
+  options.server_id = config.server_id;
+  options.tables = std::move(tables);
+  options.iceberg_namespace = config.iceberg_namespace;
+  options.changelog_suffix = config.changelog_suffix;
+  options.commit = config.commit;
+  options.writer.writer_id = config.writer_id;
+  options.snapshot_chunk_rows = config.snapshot_chunk_rows;
+  return options;
+}
+
+}  // namespace binberg::pipeline

@@ -1,0 +1,64 @@
+#pragma once
+
+// binberg's configuration file (TOML). Every option, its default and its meaning is in
+// docs/configuration.md; a minimal file:
+//
+//   [source]
+//   host = "127.0.0.1"
+//   port = 3306
+//   user = "binberg"
+//   password_env = "BINBERG_SOURCE_PASSWORD"
+//   server_id = 4201
+//
+//   [capture]
+//   include = ["shop.*"]
+//
+//   [iceberg]
+//   catalog_uri = "sqlite:////var/lib/binberg/catalog.db"
+//   warehouse = "/var/lib/binberg/warehouse"
+//
+// Secrets are never in the file itself: passwords come from an environment variable
+// (`password_env`) or a file (`password_file`, which must not be readable by others).
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "iceberg/catalog.h"
+#include "mysql/connection.h"
+#include "pipeline/replicator.h"
+
+namespace binberg::pipeline {
+
+struct CaptureRules {
+  // Glob patterns over "database.table" ('*' any run of characters, '?' one character).
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  bool matches(const std::string& database, const std::string& table) const;
+};
+
+struct Config {
+  mysql::ConnectionOptions source;
+  std::uint32_t server_id = 0;
+  CaptureRules capture;
+  iceberg::CatalogOptions catalog;
+  std::string iceberg_namespace;
+  std::string changelog_suffix = "_changelog";
+  CommitPolicy commit;
+  std::string writer_id = "binberg";
+  std::size_t snapshot_chunk_rows = 10'000;
+  std::string path;  // the file this came from, for messages
+};
+
+// Reads and validates PATH. Throws ConfigError naming the file, the key and what is wrong.
+Config load_config(const std::string& path);
+// The same from TOML text (PATH only names it in messages).
+Config parse_config(const std::string& text, const std::string& path);
+
+// The source tables the rules select, from information_schema (base tables only), sorted.
+std::vector<CapturedTable> resolve_tables(mysql::Connection& connection, const CaptureRules& rules);
+
+// Replicator options from CONFIG and the resolved TABLES.
+ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedTable> tables);
+
+}  // namespace binberg::pipeline

@@ -1,0 +1,305 @@
+#include "pipeline/replicator.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/failpoint.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/charset.h"
+#include "mysql/snapshot_reader.h"
+#include "mysql/source_checks.h"
+#include "mysql/transaction_reader.h"
+#include "pipeline/table_mapping.h"
+
+namespace binberg::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::optional<SourcePosition> committed_position(const iceberg::LoadedTable& table) {
+  const iceberg::Snapshot* snapshot = table.metadata.current_snapshot();
+  if (snapshot == nullptr) return std::nullopt;
+  try {
+    return SourcePosition::from_summary(snapshot->summary);
+  } catch (const Error& error) {
+    fail("table {}: {}", table.id.to_string(), error.what());
+  }
+}
+
+}  // namespace
+
+struct Replicator::Table {
+  CapturedTable source;
+  std::shared_ptr<const TableSchema> schema;  // the source schema the Iceberg tables were made for
+  iceberg::Schema state_schema{0, {}};        // mapped current-state schema (if keyed)
+  iceberg::Schema changelog_schema{0, {}};
+  iceberg::TableIdentifier state_id, changelog_id;
+  std::unique_ptr<iceberg::TableWriter> state;  // null without a primary key
+  std::unique_ptr<iceberg::TableWriter> changelog;
+  std::optional<SourcePosition> position;              // what the tables hold; nullopt until snapshotted
+  const TableSchema* verified_event_schema = nullptr;  // last event schema found equal to `schema`
+  bool dirty = false;
+  Clock::time_point last_commit = Clock::now();
+};
+
+Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
+    : options_(std::move(options)), catalog_(catalog) {
+  if (options_.tables.empty()) throw ConfigError("replicate: no tables to capture");
+  if (options_.server_id == 0)
+    throw ConfigError("replicate: server_id must be set (a replica id unique on the source)");
+}
+
+Replicator::~Replicator() = default;
+
+Replicator::Table* Replicator::find_table(const std::string& database, const std::string& table) {
+  for (auto& candidate : tables_) {
+    if (candidate->source.database == database && candidate->source.table == table) return candidate.get();
+  }
+  return nullptr;
+}
+
+void Replicator::open_tables() {
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  mysql::require_cdc_ready(connection);
+  for (const CapturedTable& captured : options_.tables) {
+    auto table = std::make_unique<Table>();
+    table->source = captured;
+    table->schema = mysql::load_table_schema(connection, captured.database, captured.table);
+    const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
+    if (auto namespaces = catalog_.list_namespaces();
+        std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
+      catalog_.create_namespace(ns);
+    }
+    table->state_id = iceberg::TableIdentifier{ns, captured.table};
+    table->changelog_id = iceberg::TableIdentifier{ns, captured.table + options_.changelog_suffix};
+    table->changelog_schema = changelog_schema(*table->schema);
+    const bool keyed = !table->schema->primary_key.empty();
+    if (keyed) table->state_schema = current_state_schema(*table->schema);
+
+    const auto load_or_create = [&](const iceberg::TableIdentifier& id, const iceberg::Schema& schema) {
+      try {
+        iceberg::LoadedTable loaded = catalog_.load_table(id);
+        if (!schema_matches(loaded.metadata.current_schema(), schema)) {
+          fail(
+              "table {}: its schema differs from what source table {} maps to; schema changes made while binberg "
+              "was not running are not applied automatically",
+              id.to_string(), captured.qualified_name());
+        }
+        return loaded;
+      } catch (const iceberg::NoSuchTable&) {
+        spdlog::info("creating Iceberg table {} for {}", id.to_string(), captured.qualified_name());
+        return catalog_.create_table(id, schema, iceberg::PartitionSpec::unpartitioned(),
+                                     iceberg::SortOrder::unsorted(), {});
+      }
+    };
+    iceberg::LoadedTable changelog = load_or_create(table->changelog_id, table->changelog_schema);
+    std::optional<SourcePosition> position = committed_position(changelog);
+    if (keyed) {
+      iceberg::LoadedTable state = load_or_create(table->state_id, table->state_schema);
+      const std::optional<SourcePosition> state_position = committed_position(state);
+      // Both tables of a source table always commit together, so their positions agree.
+      if (state_position.has_value() != position.has_value() ||
+          (position && compare_binlog(position->binlog, state_position->binlog) != 0)) {
+        fail("tables {} and {} record different source positions ({} and {}); they were not written together",
+             table->state_id.to_string(), table->changelog_id.to_string(),
+             state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
+      }
+      table->state =
+          std::make_unique<iceberg::TableWriter>(std::move(state), iceberg::WriteMode::kUpsert, options_.writer);
+    } else {
+      spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
+                   table->changelog_id.to_string());
+    }
+    table->changelog =
+        std::make_unique<iceberg::TableWriter>(std::move(changelog), iceberg::WriteMode::kAppend, options_.writer);
+    table->position = position;
+    if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
+    tables_.push_back(std::move(table));
+  }
+}
+
+void Replicator::snapshot(Table& table) {
+  if (table.changelog->table().metadata.current_snapshot() != nullptr ||
+      (table.state && table.state->table().metadata.current_snapshot() != nullptr)) {
+    fail("table {} has snapshots but no source position: it was not written by binberg",
+         table.changelog_id.to_string());
+  }
+  auto source = mysql::TableSnapshot::open(options_.source, table.source.database, table.source.table,
+                                           options_.snapshot_chunk_rows);
+  if (!schema_matches(changelog_schema(*source.schema()), table.changelog_schema)) {
+    fail("table {} changed while binberg opened it; restart binberg", table.source.qualified_name());
+  }
+  const SourcePosition position{source.position().binlog, source.position().gtid};
+  spdlog::info("snapshot of {} at {}", table.source.qualified_name(), position.to_string());
+  auto last_progress = Clock::now();
+  for (;;) {
+    std::vector<ChangeEvent> chunk = source.next_chunk();
+    if (chunk.empty()) break;
+    for (const ChangeEvent& event : chunk) {
+      if (table.state) table.state->upsert(to_row(*event.schema, table.state_schema, *event.after));
+      table.changelog->append(changelog_row(table.changelog_schema, event));
+    }
+    stats_.snapshot_rows += chunk.size();
+    if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
+      spdlog::info("snapshot of {}: {} rows read", table.source.qualified_name(), source.rows_read());
+      last_progress = Clock::now();
+    }
+  }
+  // One commit holds the whole snapshot: readers never see a partial initial copy.
+  table.dirty = true;
+  std::vector<iceberg::TableWriter*> writers;
+  std::vector<iceberg::PreparedCommit> prepared;
+  std::map<std::string, std::string> summary = position.to_summary();
+  summary["binberg.snapshot-rows"] = std::to_string(source.rows_read());
+  const std::string commit_id = fmt::format("snapshot:{}", position.binlog.to_string());
+  for (iceberg::TableWriter* writer : {table.state.get(), table.changelog.get()}) {
+    if (writer == nullptr) continue;
+    prepared.push_back(writer->prepare(commit_id, summary, now_ms()));
+    writers.push_back(writer);
+  }
+  iceberg::commit_tables(catalog_, writers, prepared);
+  table.position = position;
+  table.dirty = false;
+  table.last_commit = Clock::now();
+  ++stats_.commits;
+  spdlog::info("snapshot of {} committed: {} rows", table.source.qualified_name(), source.rows_read());
+}
+
+void Replicator::apply(const SourceTransaction& txn) {
+  ++stats_.transactions;
+  bool applied = false;
+  bool captured = false;
+  for (const ChangeEvent& event : txn.events) {
+    Table* table = find_table(event.source.database, event.source.table);
+    if (table == nullptr) continue;
+    captured = true;
+    if (table->position && table->position->contains(txn)) continue;  // the table has it already
+    if (event.schema.get() != table->verified_event_schema) {
+      if (!schema_matches(changelog_schema(*event.schema), table->changelog_schema)) {
+        fail(
+            "table {}: its schema changed in the binlog at {} (transaction {}); binberg stops here so nothing is "
+            "lost — evolve the Iceberg tables, then restart",
+            table->source.qualified_name(), txn.file + ":" + std::to_string(txn.end_pos), txn.gtid);
+      }
+      table->verified_event_schema = event.schema.get();
+    }
+    if (table->state) {
+      const TableSchema& schema = *event.schema;
+      switch (event.op) {
+        case Op::kCreate:
+        case Op::kSnapshot:
+          table->state->upsert(to_row(schema, table->state_schema, *event.after));
+          break;
+        case Op::kUpdate:
+          if (primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
+            table->state->remove(to_row(schema, table->state_schema, *event.before));
+          }
+          table->state->upsert(to_row(schema, table->state_schema, *event.after));
+          break;
+        case Op::kDelete:
+          table->state->remove(to_row(schema, table->state_schema, *event.before));
+          break;
+      }
+    }
+    table->changelog->append(changelog_row(table->changelog_schema, event));
+    table->dirty = true;
+    applied = true;
+    ++stats_.events;
+    ++pending_events_;
+  }
+  if (captured && !applied) ++stats_.skipped_transactions;
+  if (applied) pending_source_commit_ms_ = txn.commit_ts_ms;
+}
+
+void Replicator::commit(const SourcePosition& position, bool all_tables) {
+  std::vector<iceberg::TableWriter*> writers;
+  std::vector<Table*> committed;
+  const auto now = Clock::now();
+  for (auto& table : tables_) {
+    if (table->position && compare_binlog(table->position->binlog, position.binlog) >= 0) continue;
+    const bool position_due = now - table->last_commit >= options_.commit.idle_position_interval;
+    if (!table->dirty && !all_tables && !position_due) continue;
+    if (table->state) writers.push_back(table->state.get());
+    writers.push_back(table->changelog.get());
+    committed.push_back(table.get());
+  }
+  if (writers.empty()) return;
+  failpoint::hit("pipeline.before_prepare");
+  const std::string commit_id = fmt::format("{}:{}", position.binlog.file, position.binlog.offset);
+  const auto summary = position.to_summary();
+  std::vector<iceberg::PreparedCommit> prepared;
+  for (iceberg::TableWriter* writer : writers) prepared.push_back(writer->prepare(commit_id, summary, now_ms()));
+  failpoint::hit("pipeline.before_commit");
+  const auto started = Clock::now();
+  iceberg::commit_tables(catalog_, writers, prepared);
+  failpoint::hit("pipeline.after_commit");
+  stats_.last_commit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  for (Table* table : committed) {
+    table->position = position;
+    table->dirty = false;
+    table->last_commit = now;
+  }
+  ++stats_.commits;
+  stats_.position = position.to_string();
+  if (pending_source_commit_ms_ != 0) stats_.last_source_commit_ms = pending_source_commit_ms_;
+  spdlog::debug("committed {} events to {} tables at {}", pending_events_, committed.size(), position.to_string());
+  pending_events_ = 0;
+}
+
+void Replicator::run(const std::function<bool()>& stop) {
+  open_tables();
+  for (auto& table : tables_) {
+    if (!table->position) snapshot(*table);
+    if (stop()) return;
+  }
+
+  // Stream from the smallest position any table holds; each table skips what it has.
+  SourcePosition start = *tables_.front()->position;
+  for (const auto& table : tables_) {
+    if (compare_binlog(table->position->binlog, start.binlog) < 0) start = *table->position;
+  }
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  mysql::require_position_available(connection, start.binlog);
+  mysql::StreamOptions stream;
+  stream.connection = options_.source;
+  stream.server_id = options_.server_id;
+  stream.start_position = start.binlog;
+  stream.blocking = true;
+  stream.heartbeat = options_.heartbeat;
+  mysql::TransactionReader reader(stream, mysql::CharsetNames::load(connection));
+  spdlog::info("streaming {} tables from {}", tables_.size(), start.to_string());
+
+  // The position of the stream after the last transaction read, with the GTID position the
+  // tables recorded (the reader's GTID state starts empty when streaming from a file position).
+  SourcePosition read_position = start;
+  auto last_commit = Clock::now();
+  while (!stop()) {
+    std::optional<SourceTransaction> txn = reader.next();
+    if (txn) {
+      apply(*txn);
+      read_position.binlog = reader.position();
+      if (!txn->gtid.empty()) {
+        const mysql::Gtid gtid = mysql::Gtid::parse(txn->gtid);
+        if (!read_position.gtid.contains(gtid)) read_position.gtid.advance(gtid);
+      }
+    }
+    const bool due = pending_events_ >= options_.commit.max_events ||
+                     (pending_events_ > 0 && Clock::now() - last_commit >= options_.commit.interval);
+    if (due || (!txn && Clock::now() - last_commit >= options_.commit.interval)) {
+      commit(read_position, false);
+      last_commit = Clock::now();
+    }
+  }
+  commit(read_position, true);  // the savepoint of a graceful stop
+  spdlog::info("stopped at {}", read_position.to_string());
+}
+
+}  // namespace binberg::pipeline

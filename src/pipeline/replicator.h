@@ -1,0 +1,106 @@
+#pragma once
+
+// Path A: binlog -> Iceberg, exactly once.
+//
+// For each captured source table `T`, two Iceberg tables: `T` (current state, keyed upsert on the
+// source primary key) and `T_changelog` (append-only history). A table without a primary key gets
+// the changelog only.
+//
+// The commit protocol and the invariants it keeps (docs/architecture.md):
+//   1. Whole transactions: changes are applied to the writers one source transaction at a time and
+//      a commit is cut only between transactions, so no snapshot holds part of a transaction.
+//   2. Atomic visibility: every Iceberg table a commit touches moves in one catalog transaction
+//      (commit_tables), so a transaction spanning tables becomes visible everywhere at once.
+//   3. The position is in the data: each snapshot's summary records the source position after
+//      the last transaction it contains (SourcePosition). A restart reads it back from the tables
+//      themselves, streams from the smallest, and skips in each table what it already holds — so
+//      nothing is applied twice and nothing is skipped.
+//   4. Monotonic states: transactions are applied in binlog order and a table's position only
+//      grows, so no snapshot shows a row state older than an earlier snapshot showed.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/source_transaction.h"
+#include "iceberg/catalog.h"
+#include "iceberg/table_writer.h"
+#include "mysql/connection.h"
+#include "pipeline/source_position.h"
+
+namespace binberg::pipeline {
+
+struct CapturedTable {
+  std::string database;
+  std::string table;
+  std::string qualified_name() const { return database + "." + table; }
+};
+
+struct CommitPolicy {
+  // A commit is cut at the first transaction boundary after any of these is reached.
+  std::chrono::milliseconds interval{1000};
+  std::size_t max_events = 200'000;
+  // Tables without changes get a snapshot that only records the position this often, so a
+  // restart does not re-read (or miss, once purged) binlog they have no changes in.
+  std::chrono::milliseconds idle_position_interval{60'000};
+};
+
+struct ReplicatorOptions {
+  mysql::ConnectionOptions source;
+  std::uint32_t server_id = 0;  // replica id towards the source; unique among its replicas
+  std::vector<CapturedTable> tables;
+  std::string iceberg_namespace;  // empty: each table's source database
+  std::string changelog_suffix = "_changelog";
+  CommitPolicy commit;
+  iceberg::TableWriterOptions writer;  // writer.writer_id goes into every snapshot summary
+  std::size_t snapshot_chunk_rows = 10'000;
+  std::chrono::milliseconds heartbeat{250};
+};
+
+struct ReplicatorStats {
+  std::uint64_t transactions = 0;          // read from the binlog
+  std::uint64_t events = 0;                // row events applied to captured tables
+  std::uint64_t skipped_transactions = 0;  // already in every table they touch (restart)
+  std::uint64_t snapshot_rows = 0;
+  std::uint64_t commits = 0;
+  std::int64_t last_commit_ms = 0;         // duration of the last catalog commit
+  std::int64_t last_source_commit_ms = 0;  // source commit time of the last transaction committed
+  std::string position;                    // last committed position, for logs
+};
+
+class Replicator {
+ public:
+  Replicator(ReplicatorOptions options, iceberg::Catalog& catalog);
+  ~Replicator();
+
+  // Creates the Iceberg tables that are missing, snapshots the source tables the Iceberg tables
+  // have no position for yet, then streams until STOP returns true (checked between transactions
+  // and at least every heartbeat), commits what is pending and returns.
+  void run(const std::function<bool()>& stop);
+
+  const ReplicatorStats& stats() const { return stats_; }
+
+ private:
+  struct Table;
+
+  void open_tables();
+  void snapshot(Table& table);
+  void apply(const SourceTransaction& txn);
+  void commit(const SourcePosition& position, bool all_tables);
+  Table* find_table(const std::string& database, const std::string& table);
+
+  ReplicatorOptions options_;
+  iceberg::Catalog& catalog_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  ReplicatorStats stats_;
+  std::size_t pending_events_ = 0;
+  std::int64_t pending_source_commit_ms_ = 0;
+};
+
+}  // namespace binberg::pipeline

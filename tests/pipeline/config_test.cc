@@ -1,0 +1,153 @@
+// The configuration file: defaults, every validation error naming file, section and key, secrets
+// kept out of the file, and capture rules.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "core/error.h"
+#include "pipeline/config.h"
+#include "support/temp_dir.h"
+
+namespace binberg::pipeline {
+namespace {
+
+const std::string kMinimal = R"([source]
+user = "binberg"
+server_id = 4201
+
+[capture]
+include = ["shop.*"]
+
+[iceberg]
+catalog_uri = "sqlite:////tmp/catalog.db"
+warehouse = "/tmp/warehouse"
+)";
+
+// The ConfigError message for TEXT, or "" when it parses.
+std::string config_error(const std::string& text) {
+  try {
+    parse_config(text, "test.toml");
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ConfigTest, MinimalFileGetsTheDocumentedDefaults) {
+  const Config config = parse_config(kMinimal, "test.toml");
+  EXPECT_EQ(config.source.host, "127.0.0.1");
+  EXPECT_EQ(config.source.port, 3306);
+  EXPECT_EQ(config.source.user, "binberg");
+  EXPECT_EQ(config.source.password, "");
+  EXPECT_FALSE(config.source.tls.enabled);
+  EXPECT_EQ(config.server_id, 4201U);
+  EXPECT_EQ(config.catalog.name, "binberg");
+  EXPECT_EQ(config.catalog.uri, "sqlite:////tmp/catalog.db");
+  EXPECT_EQ(config.changelog_suffix, "_changelog");
+  EXPECT_EQ(config.commit.interval, std::chrono::milliseconds(1000));
+  EXPECT_EQ(config.commit.max_events, 200'000U);
+  EXPECT_EQ(config.writer_id, "binberg");
+  EXPECT_EQ(config.path, "test.toml");
+}
+
+TEST(ConfigTest, ErrorsNameFileSectionAndKey) {
+  EXPECT_EQ(config_error(kMinimal + "[commit]\ninterval_ms = 0\n"),
+            "test.toml: [commit] interval_ms: must be positive");
+  EXPECT_EQ(config_error(kMinimal + "[commit]\nintervall_ms = 5\n"),
+            "test.toml: [commit] intervall_ms: unknown option");
+  EXPECT_EQ(config_error(kMinimal + "[replicator]\nwriter_id = 7\n"),
+            "test.toml: [replicator] writer_id: expected a string");
+  EXPECT_NE(config_error(kMinimal + "[sink]\n").find("unknown section or option 'sink'"), std::string::npos);
+  EXPECT_NE(config_error("[source]\nuser = \"u\"\n").find("[source] server_id: is required"), std::string::npos);
+  EXPECT_NE(config_error(R"([source]
+user = "u"
+server_id = 1
+port = 70000
+)")
+                .find("[source] port: 70000 is out of range"),
+            std::string::npos);
+  // TOML syntax errors carry line and column.
+  EXPECT_NE(config_error("[source\n").find("test.toml:1:"), std::string::npos);
+}
+
+TEST(ConfigTest, RequiredSectionsAreNamed) {
+  EXPECT_NE(config_error(R"([source]
+user = "u"
+server_id = 1
+[iceberg]
+catalog_uri = "sqlite:////tmp/c.db"
+warehouse = "/tmp/w"
+)")
+                .find("[capture] include"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"([source]
+user = "u"
+server_id = 1
+[capture]
+include = ["a.*"]
+)")
+                .find("[iceberg] catalog_uri: is required"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, PasswordsNeverLiveInTheFile) {
+  const std::string text = "[source]\nuser = \"u\"\nserver_id = 1\npassword = \"hunter2\"\n";
+  const std::string message = config_error(text);
+  EXPECT_NE(message.find("secrets are not kept in the file"), std::string::npos);
+  EXPECT_EQ(message.find("hunter2"), std::string::npos);
+}
+
+TEST(ConfigTest, PasswordFromEnvironment) {
+  ::setenv("BINBERG_CONFIG_TEST_PASSWORD", "s3cret", 1);
+  std::string text = kMinimal;
+  text.insert(text.find("server_id"), "password_env = \"BINBERG_CONFIG_TEST_PASSWORD\"\n");
+  EXPECT_EQ(parse_config(text, "test.toml").source.password, "s3cret");
+  ::unsetenv("BINBERG_CONFIG_TEST_PASSWORD");
+  EXPECT_NE(config_error(text).find("environment variable BINBERG_CONFIG_TEST_PASSWORD is not set"), std::string::npos);
+}
+
+TEST(ConfigTest, PasswordFileMustBePrivate) {
+  binberg::testing::TempDir dir;
+  const std::string secret = (dir.path() / "password").string();
+  std::ofstream(secret) << "pa55word\n";
+  std::string text = kMinimal;
+  text.insert(text.find("server_id"), "password_file = \"" + secret + "\"\n");
+  ::chmod(secret.c_str(), 0644);
+  const std::string message = config_error(text);
+  EXPECT_NE(message.find("is readable by others"), std::string::npos);
+  EXPECT_EQ(message.find("pa55word"), std::string::npos);
+  ::chmod(secret.c_str(), 0600);
+  EXPECT_EQ(parse_config(text, "test.toml").source.password, "pa55word");
+}
+
+TEST(ConfigTest, TlsOptionsReachTheConnection) {
+  const Config config = parse_config(kMinimal + R"([source.tls]
+enabled = true
+ca_file = "/etc/ssl/ca.pem"
+verify_server_cert = false
+)",
+                                     "test.toml");
+  EXPECT_TRUE(config.source.tls.enabled);
+  EXPECT_EQ(config.source.tls.ca_file, "/etc/ssl/ca.pem");
+  EXPECT_FALSE(config.source.tls.verify_server_cert);
+}
+
+TEST(ConfigTest, CaptureRulesIncludeThenExclude) {
+  CaptureRules rules{{"shop.*", "crm.cust?mers"}, {"shop.*_tmp"}};
+  EXPECT_TRUE(rules.matches("shop", "orders"));
+  EXPECT_FALSE(rules.matches("shop", "orders_tmp"));
+  EXPECT_TRUE(rules.matches("crm", "customers"));
+  EXPECT_FALSE(rules.matches("crm", "custoomers"));
+  EXPECT_FALSE(rules.matches("shopping", "orders"));
+  EXPECT_FALSE(rules.matches("other", "orders"));
+  // '*' backtracks: the pattern's last literal must match the name's end.
+  const CaptureRules backtracking{{"*a*b"}, {}};
+  EXPECT_TRUE(backtracking.matches("xa", "yab"));
+  EXPECT_FALSE(backtracking.matches("xa", "yabc"));
+}
+
+}  // namespace
+}  // namespace binberg::pipeline
