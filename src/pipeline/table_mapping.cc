@@ -15,22 +15,27 @@ namespace {
       fmt::format("table {} column {} ({}): {}", table.qualified_name(), column.name, to_string(column.type), why));
 }
 
-// "-123.45" (canonical: optional '-', digits, '.' and exactly SCALE digits) as an unscaled integer.
-iceberg::Int128 unscaled_decimal(const std::string& digits, const std::string& what) {
+// "-123.45" (the source's canonical form: optional '-', digits, and '.' + exactly SCALE digits
+// when SCALE > 0) as an unscaled integer. Anything else is an error, never a silently rescaled value.
+iceberg::Int128 unscaled_decimal(const std::string& digits, int scale, const std::string& what) {
   iceberg::Int128 value = 0;
-  bool negative = false;
   std::size_t count = 0;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
+  const bool negative = !digits.empty() && digits[0] == '-';
+  const std::size_t dot = digits.find('.');
+  const std::size_t fraction = dot == std::string::npos ? 0 : digits.size() - dot - 1;
+  bool well_formed = digits.size() > (negative ? 1U : 0U) && fraction == static_cast<std::size_t>(scale) &&
+                     dot != static_cast<std::size_t>(negative ? 1 : 0);
+  for (std::size_t i = negative ? 1 : 0; well_formed && i < digits.size(); ++i) {
     const char c = digits[i];
-    if (i == 0 && c == '-') {
-      negative = true;
-    } else if (c >= '0' && c <= '9') {
+    if (i == dot) continue;
+    if (c < '0' || c > '9') {
+      well_formed = false;
+    } else {
       if (++count > 38) fail("{}: decimal {} has more than 38 digits", what, digits);
       value = value * 10 + (c - '0');
-    } else if (c != '.') {
-      fail("{}: '{}' is not a decimal", what, digits);
     }
   }
+  if (!well_formed) fail("{}: '{}' is not a decimal with scale {}", what, digits, scale);
   return negative ? -value : value;
 }
 
@@ -125,7 +130,8 @@ iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, con
   } else if (const auto* d = std::get_if<double>(&value)) {
     if (kind == TypeKind::kDouble) return *d;
   } else if (const auto* decimal = std::get_if<Decimal>(&value)) {
-    if (kind == TypeKind::kDecimal) return iceberg::Decimal{unscaled_decimal(decimal->digits, what)};
+    if (kind == TypeKind::kDecimal)
+      return iceberg::Decimal{unscaled_decimal(decimal->digits, type.decimal_scale(), what)};
   } else if (const auto* text = std::get_if<Text>(&value)) {
     if (kind == TypeKind::kString) return text->utf8;
   } else if (const auto* bytes = std::get_if<Bytes>(&value)) {
