@@ -156,16 +156,11 @@ void Replicator::snapshot(Table& table) {
   // One commit holds the whole snapshot: readers never see a partial initial copy.
   table.dirty = true;
   std::vector<iceberg::TableWriter*> writers;
-  std::vector<iceberg::PreparedCommit> prepared;
+  if (table.state) writers.push_back(table.state.get());
+  writers.push_back(table.changelog.get());
   std::map<std::string, std::string> summary = position.to_summary();
   summary["binberg.snapshot-rows"] = std::to_string(source.rows_read());
-  const std::string commit_id = fmt::format("snapshot:{}", position.binlog.to_string());
-  for (iceberg::TableWriter* writer : {table.state.get(), table.changelog.get()}) {
-    if (writer == nullptr) continue;
-    prepared.push_back(writer->prepare(commit_id, summary, now_ms()));
-    writers.push_back(writer);
-  }
-  iceberg::commit_tables(catalog_, writers, prepared);
+  commit_writers(writers, fmt::format("snapshot:{}", position.binlog.to_string()), summary);
   table.position = position;
   table.dirty = false;
   table.last_commit = Clock::now();
@@ -219,6 +214,16 @@ void Replicator::apply(const SourceTransaction& txn) {
   if (applied) pending_source_commit_ms_ = txn.commit_ts_ms;
 }
 
+// Prepares every writer, then moves all their tables in one catalog transaction: the atomic
+// visibility invariant (a commit is seen in every table it touches, or in none).
+void Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
+                                const std::map<std::string, std::string>& summary) {
+  std::vector<iceberg::PreparedCommit> prepared;
+  for (iceberg::TableWriter* writer : writers) prepared.push_back(writer->prepare(commit_id, summary, now_ms()));
+  failpoint::hit("pipeline.before_commit");
+  iceberg::commit_tables(catalog_, writers, prepared);
+}
+
 void Replicator::commit(const SourcePosition& position, bool all_tables) {
   std::vector<iceberg::TableWriter*> writers;
   std::vector<Table*> committed;
@@ -233,13 +238,8 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
   }
   if (writers.empty()) return;
   failpoint::hit("pipeline.before_prepare");
-  const std::string commit_id = fmt::format("{}:{}", position.binlog.file, position.binlog.offset);
-  const auto summary = position.to_summary();
-  std::vector<iceberg::PreparedCommit> prepared;
-  for (iceberg::TableWriter* writer : writers) prepared.push_back(writer->prepare(commit_id, summary, now_ms()));
-  failpoint::hit("pipeline.before_commit");
   const auto started = Clock::now();
-  iceberg::commit_tables(catalog_, writers, prepared);
+  commit_writers(writers, fmt::format("{}:{}", position.binlog.file, position.binlog.offset), position.to_summary());
   failpoint::hit("pipeline.after_commit");
   stats_.last_commit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   for (Table* table : committed) {

@@ -93,6 +93,8 @@ class Replicator {
   void snapshot(Table& table);
   void apply(const SourceTransaction& txn);
   void commit(const SourcePosition& position, bool all_tables);
+  void commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
+                      const std::map<std::string, std::string>& summary);
   Table* find_table(const std::string& database, const std::string& table);
 
   ReplicatorOptions options_;
