@@ -1,15 +1,14 @@
 #include "pipeline/config.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <toml++/toml.h>
-#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/secret.h"
 
 namespace binberg::pipeline {
 namespace {
@@ -104,21 +103,11 @@ class Section {
       error(prefix, fmt::format("secrets are not kept in the file; use {0}_env or {0}_file", prefix));
     }
     if (env && file) error(prefix + "_env", fmt::format("set {0}_env or {0}_file, not both", prefix));
-    if (env) {
-      const char* value = std::getenv(env->c_str());
-      if (value == nullptr) error(prefix + "_env", fmt::format("environment variable {} is not set", *env));
-      return value;
-    }
-    if (file) {
-      struct stat info {};
-      if (::stat(file->c_str(), &info) != 0) error(prefix + "_file", fmt::format("cannot read {}", *file));
-      if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-        error(prefix + "_file", fmt::format("{} is readable by others; chmod 600 it", *file));
-      }
-      std::ifstream in(*file);
-      std::string value;
-      std::getline(in, value);
-      return value;
+    try {
+      if (env) return secret_from_env(*env);
+      if (file) return secret_from_file(*file);
+    } catch (const ConfigError& problem) {
+      error(prefix + (env ? "_env" : "_file"), problem.what());
     }
     return "";
   }
