@@ -129,14 +129,15 @@ std::shared_ptr<const TableSchema> load_table_schema(Connection& connection, con
   return schema;
 }
 
-TableSnapshot TableSnapshot::open(const ConnectionOptions& options, const std::string& database,
-                                  const std::string& table, std::size_t chunk_rows) {
+TableSnapshot TableSnapshot::open(const ConnectionOptions& options, const std::vector<TableName>& tables,
+                                  std::size_t chunk_rows) {
   if (chunk_rows == 0) throw ConfigError("snapshot: chunk size must be positive");
+  if (tables.empty()) fail("snapshot {}: no tables", options.address());
   TableSnapshot snapshot(Connection::open(options), chunk_rows);
   Connection& db = snapshot.connection_;
   db.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
   db.execute("SET time_zone = '+00:00'");
-  snapshot.schema_ = load_table_schema(db, database, table);
+  for (const TableName& table : tables) snapshot.schemas_.push_back(load_table_schema(db, table.database, table.table));
   db.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
   // MariaDB reports the binlog position matching the snapshot: no FLUSH TABLES WITH READ LOCK.
   std::string file;
@@ -152,56 +153,63 @@ TableSnapshot TableSnapshot::open(const ConnectionOptions& options, const std::s
   return snapshot;
 }
 
-std::string TableSnapshot::chunk_query() {
+std::string TableSnapshot::chunk_query(const TableSchema& schema) {
   std::string columns, order;
-  for (const auto& column : schema_->columns) columns += (columns.empty() ? "" : ", ") + select_expression(column);
-  std::vector<std::size_t> order_by = schema_->primary_key;
+  for (const auto& column : schema.columns) columns += (columns.empty() ? "" : ", ") + select_expression(column);
+  std::vector<std::size_t> order_by = schema.primary_key;
   if (order_by.empty()) {
     // Without a key, order by every column; pages are stable inside the snapshot transaction.
-    for (std::size_t i = 0; i < schema_->columns.size(); ++i) order_by.push_back(i);
+    for (std::size_t i = 0; i < schema.columns.size(); ++i) order_by.push_back(i);
   }
   std::string key_columns, key_values;
   for (std::size_t i = 0; i < order_by.size(); ++i) {
-    const std::string name = quote_identifier(schema_->columns[order_by[i]].name);
+    const std::string name = quote_identifier(schema.columns[order_by[i]].name);
     order += (i ? ", " : "") + name;
     key_columns += (i ? ", " : "") + name;
     if (last_key_) key_values += (i ? ", " : "") + sql_literal(connection_, (*last_key_)[i]);
   }
-  std::string sql = fmt::format("SELECT {} FROM {}.{}", columns, quote_identifier(schema_->database),
-                                quote_identifier(schema_->table));
-  if (!schema_->primary_key.empty() && last_key_) sql += fmt::format(" WHERE ({}) > ({})", key_columns, key_values);
+  std::string sql =
+      fmt::format("SELECT {} FROM {}.{}", columns, quote_identifier(schema.database), quote_identifier(schema.table));
+  if (!schema.primary_key.empty() && last_key_) sql += fmt::format(" WHERE ({}) > ({})", key_columns, key_values);
   sql += fmt::format(" ORDER BY {} LIMIT {}", order, chunk_rows_);
-  if (schema_->primary_key.empty()) sql += fmt::format(" OFFSET {}", rows_read_);
+  if (schema.primary_key.empty()) sql += fmt::format(" OFFSET {}", table_rows_read_);
   return sql;
+}
+
+void TableSnapshot::next_table() {
+  ++current_;
+  last_key_.reset();
+  table_rows_read_ = 0;
+  if (current_ == schemas_.size()) connection_.execute("COMMIT");
 }
 
 std::vector<ChangeEvent> TableSnapshot::next_chunk() {
   std::vector<ChangeEvent> events;
-  if (done_) return events;
-  const auto result = connection_.query(chunk_query());
-  for (const auto& row : result.rows) {
-    ChangeEvent event;
-    event.op = Op::kSnapshot;
-    event.schema = schema_;
-    RowImage image;
-    image.reserve(row.size());
-    for (std::size_t i = 0; i < row.size(); ++i) image.push_back(parse_text_value(schema_->columns[i], row[i]));
-    event.after = std::move(image);
-    event.source.file = position_.binlog.file;
-    event.source.end_pos = position_.binlog.offset;
-    event.source.gtid = position_.gtid.to_string();
-    event.source.database = schema_->database;
-    event.source.table = schema_->table;
-    event.source.row_index = static_cast<std::uint32_t>(rows_read_++);
-    event.event_id = make_event_id(event.source, event.op);
-    events.push_back(std::move(event));
+  while (events.empty() && current_ < schemas_.size()) {
+    const std::shared_ptr<const TableSchema>& schema = schemas_[current_];
+    const auto result = connection_.query(chunk_query(*schema));
+    for (const auto& row : result.rows) {
+      ChangeEvent event;
+      event.op = Op::kSnapshot;
+      event.schema = schema;
+      RowImage image;
+      image.reserve(row.size());
+      for (std::size_t i = 0; i < row.size(); ++i) image.push_back(parse_text_value(schema->columns[i], row[i]));
+      event.after = std::move(image);
+      event.source.file = position_.binlog.file;
+      event.source.end_pos = position_.binlog.offset;
+      event.source.gtid = position_.gtid.to_string();
+      event.source.database = schema->database;
+      event.source.table = schema->table;
+      event.source.row_index = static_cast<std::uint32_t>(table_rows_read_++);
+      event.event_id = make_event_id(event.source, event.op);
+      events.push_back(std::move(event));
+    }
+    rows_read_ += result.rows.size();
+    if (!schema->primary_key.empty() && !events.empty()) last_key_ = primary_key_of(*schema, *events.back().after);
+    if (result.rows.size() < chunk_rows_) next_table();
   }
-  if (!schema_->primary_key.empty() && !events.empty()) last_key_ = primary_key_of(*schema_, *events.back().after);
-  if (result.rows.size() < chunk_rows_) {
-    done_ = true;
-    connection_.execute("COMMIT");
-  }
-  failpoint::hit("source.snapshot.after_chunk");
+  if (!events.empty()) failpoint::hit("source.snapshot.after_chunk");
   return events;
 }
 

@@ -47,6 +47,7 @@ struct Replicator::Table {
   std::optional<SourcePosition> position;              // what the tables hold; nullopt until snapshotted
   const TableSchema* verified_event_schema = nullptr;  // last event schema found equal to `schema`
   bool dirty = false;
+  std::uint64_t snapshot_rows = 0;  // rows of the initial copy
   Clock::time_point last_commit = Clock::now();
 };
 
@@ -126,46 +127,66 @@ void Replicator::open_tables() {
   }
 }
 
-void Replicator::snapshot(Table& table) {
-  if (table.changelog->table().metadata.current_snapshot() != nullptr ||
-      (table.state && table.state->table().metadata.current_snapshot() != nullptr)) {
-    fail("table {} has snapshots but no source position: it was not written by binberg",
-         table.changelog_id.to_string());
+// The initial copy of every table the Iceberg side has no position for: one consistent snapshot
+// of them all and one commit, so a source transaction over several of them is in every copy or
+// in none, and readers never see a partial copy.
+void Replicator::snapshot(const std::vector<Table*>& tables) {
+  std::vector<mysql::TableName> names;
+  std::string listed;
+  for (Table* table : tables) {
+    if (table->changelog->table().metadata.current_snapshot() != nullptr ||
+        (table->state && table->state->table().metadata.current_snapshot() != nullptr)) {
+      fail("table {} has snapshots but no source position: it was not written by binberg",
+           table->changelog_id.to_string());
+    }
+    names.push_back(mysql::TableName{table->source.database, table->source.table});
+    listed += (listed.empty() ? "" : ", ") + table->source.qualified_name();
   }
-  auto source = mysql::TableSnapshot::open(options_.source, table.source.database, table.source.table,
-                                           options_.snapshot_chunk_rows);
-  if (!schema_matches(changelog_schema(*source.schema()), table.changelog_schema)) {
-    fail("table {} changed while binberg opened it; restart binberg", table.source.qualified_name());
+  auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (!schema_matches(changelog_schema(*source.schemas()[i]), tables[i]->changelog_schema)) {
+      fail("table {} changed while binberg opened it; restart binberg", tables[i]->source.qualified_name());
+    }
   }
   const SourcePosition position{source.position().binlog, source.position().gtid};
-  spdlog::info("snapshot of {} at {}", table.source.qualified_name(), position.to_string());
+  spdlog::info("snapshot of {} at {}", listed, position.to_string());
   auto last_progress = Clock::now();
   for (;;) {
     std::vector<ChangeEvent> chunk = source.next_chunk();
     if (chunk.empty()) break;
+    Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
+    table.snapshot_rows += chunk.size();
     for (const ChangeEvent& event : chunk) {
       if (table.state) table.state->upsert(to_row(*event.schema, table.state_schema, *event.after));
       table.changelog->append(changelog_row(table.changelog_schema, event));
     }
     stats_.snapshot_rows += chunk.size();
     if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
-      spdlog::info("snapshot of {}: {} rows read", table.source.qualified_name(), source.rows_read());
+      spdlog::info("snapshot: {} rows read, now {}", source.rows_read(), table.source.qualified_name());
       last_progress = Clock::now();
     }
   }
-  // One commit holds the whole snapshot: readers never see a partial initial copy.
-  table.dirty = true;
   std::vector<iceberg::TableWriter*> writers;
-  if (table.state) writers.push_back(table.state.get());
-  writers.push_back(table.changelog.get());
-  std::map<std::string, std::string> summary = position.to_summary();
-  summary["binberg.snapshot-rows"] = std::to_string(source.rows_read());
-  commit_writers(writers, fmt::format("snapshot:{}", position.binlog.to_string()), summary);
-  table.position = position;
-  table.dirty = false;
-  table.last_commit = Clock::now();
+  std::vector<std::map<std::string, std::string>> summaries;
+  for (Table* table : tables) {
+    // Each table's own copy size: reconcile's audit expects exactly that many snapshot events.
+    std::map<std::string, std::string> summary = position.to_summary();
+    summary["binberg.snapshot-rows"] = std::to_string(table->snapshot_rows);
+    if (table->state) {
+      writers.push_back(table->state.get());
+      summaries.push_back(summary);
+    }
+    writers.push_back(table->changelog.get());
+    summaries.push_back(summary);
+  }
+  commit_writers(writers, fmt::format("snapshot:{}", position.binlog.to_string()), summaries);
+  for (Table* table : tables) {
+    table->position = position;
+    table->dirty = false;
+    table->last_commit = Clock::now();
+  }
   ++stats_.commits;
-  spdlog::info("snapshot of {} committed: {} rows", table.source.qualified_name(), source.rows_read());
+  spdlog::info("snapshot of {} committed: {} rows", listed, source.rows_read());
 }
 
 void Replicator::apply(const SourceTransaction& txn) {
@@ -217,9 +238,11 @@ void Replicator::apply(const SourceTransaction& txn) {
 // Prepares every writer, then moves all their tables in one catalog transaction: the atomic
 // visibility invariant (a commit is seen in every table it touches, or in none).
 void Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
-                                const std::map<std::string, std::string>& summary) {
+                                const std::vector<std::map<std::string, std::string>>& summaries) {
   std::vector<iceberg::PreparedCommit> prepared;
-  for (iceberg::TableWriter* writer : writers) prepared.push_back(writer->prepare(commit_id, summary, now_ms()));
+  for (std::size_t i = 0; i < writers.size(); ++i) {
+    prepared.push_back(writers[i]->prepare(commit_id, summaries[i], now_ms()));
+  }
   failpoint::hit("pipeline.before_commit");
   iceberg::commit_tables(catalog_, writers, prepared);
 }
@@ -239,7 +262,8 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
   if (writers.empty()) return;
   failpoint::hit("pipeline.before_prepare");
   const auto started = Clock::now();
-  commit_writers(writers, fmt::format("{}:{}", position.binlog.file, position.binlog.offset), position.to_summary());
+  commit_writers(writers, fmt::format("{}:{}", position.binlog.file, position.binlog.offset),
+                 std::vector(writers.size(), position.to_summary()));
   failpoint::hit("pipeline.after_commit");
   stats_.last_commit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   for (Table* table : committed) {
@@ -256,10 +280,12 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
 
 void Replicator::run(const std::function<bool()>& stop) {
   open_tables();
+  std::vector<Table*> new_tables;
   for (auto& table : tables_) {
-    if (!table->position) snapshot(*table);
-    if (stop()) return;
+    if (!table->position) new_tables.push_back(table.get());
   }
+  if (!new_tables.empty()) snapshot(new_tables);
+  if (stop()) return;
 
   // Stream from the smallest position any table holds; each table skips what it has.
   SourcePosition start = *tables_.front()->position;

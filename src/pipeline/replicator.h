@@ -90,11 +90,12 @@ class Replicator {
   struct Table;
 
   void open_tables();
-  void snapshot(Table& table);
+  void snapshot(const std::vector<Table*>& tables);
   void apply(const SourceTransaction& txn);
   void commit(const SourcePosition& position, bool all_tables);
+  // SUMMARIES: one per writer.
   void commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
-                      const std::map<std::string, std::string>& summary);
+                      const std::vector<std::map<std::string, std::string>>& summaries);
   Table* find_table(const std::string& database, const std::string& table);
 
   ReplicatorOptions options_;

@@ -113,6 +113,52 @@ TEST(SnapshotReaderTest, SnapshotPlusStreamEqualsTableUnderConcurrentWrites) {
   db.execute("DROP TABLE " + table);
 }
 
+// Two tables in one snapshot are copies of one instant: transactions that move a unit from one
+// table to the other while the snapshot reads them never show up in one copy only.
+TEST(SnapshotReaderTest, TablesOfOneSnapshotAreCopiesOfOneInstant) {
+  Connection db = Connection::open(binberg::testing::mariadb_admin_options());
+  const std::string from = binberg::testing::unique_name("snapfrom"), to = binberg::testing::unique_name("snapto");
+  db.execute(fmt::format("CREATE TABLE {} (id INT PRIMARY KEY, units INT NOT NULL)", from));
+  db.execute(fmt::format("CREATE TABLE {} (id INT PRIMARY KEY, units INT NOT NULL)", to));
+  db.execute(fmt::format("INSERT INTO {} SELECT seq, 100 FROM seq_1_to_2000", from));
+  db.execute(fmt::format("INSERT INTO {} SELECT seq, 0 FROM seq_1_to_2000", to));
+  std::atomic<bool> stop{false};
+  std::atomic<int> moves{0};
+  std::thread mover([&] {
+    Connection w = Connection::open(binberg::testing::mariadb_admin_options());
+    for (int i = 0; !stop; ++i) {
+      const int id = 1 + (i * 7) % 2000;
+      w.execute("START TRANSACTION");
+      w.execute(fmt::format("UPDATE {} SET units = units - 1 WHERE id = {}", from, id));
+      w.execute(fmt::format("UPDATE {} SET units = units + 1 WHERE id = {}", to, id));
+      w.execute("COMMIT");
+      ++moves;
+    }
+  });
+  while (moves < 20) std::this_thread::sleep_for(5ms);
+  const std::string database = binberg::testing::stack().mariadb().database;
+  auto snapshot = TableSnapshot::open(binberg::testing::mariadb_replication_options(),
+                                      {TableName{database, from}, TableName{database, to}}, 100);
+  ASSERT_EQ(snapshot.schemas().size(), 2u);
+  std::map<std::string, std::int64_t> units;  // table -> sum of units in its copy
+  std::map<std::string, std::size_t> rows;
+  for (auto chunk = snapshot.next_chunk(); !chunk.empty(); chunk = snapshot.next_chunk()) {
+    for (const auto& event : chunk) {
+      units[event.source.table] += std::get<std::int64_t>((*event.after)[1]);
+      ++rows[event.source.table];
+    }
+    std::this_thread::sleep_for(1ms);  // let transactions commit while the copies are read
+  }
+  stop = true;
+  mover.join();
+  EXPECT_EQ(rows[from], 2000u);
+  EXPECT_EQ(rows[to], 2000u);
+  EXPECT_EQ(units[from] + units[to], 200'000) << "a transfer is in one copy only";
+  EXPECT_GT(units[to], 0) << "no transfer before the snapshot";
+  EXPECT_EQ(snapshot.rows_read(), 4000u);
+  db.execute(fmt::format("DROP TABLE {}, {}", from, to));
+}
+
 TEST(SnapshotReaderTest, PositionMatchesGtidOfLastCommit) {
   Connection db = Connection::open(binberg::testing::mariadb_admin_options());
   const std::string table = binberg::testing::unique_name("snappos");
