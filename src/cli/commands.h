@@ -19,5 +19,6 @@ Command add_services_command(CLI::App& app);
 Command add_smoke_command(CLI::App& app);
 Command add_replicate_command(CLI::App& app);
 Command add_reconcile_command(CLI::App& app);
+Command add_gen_command(CLI::App& app);
 
 }  // namespace binberg::cli

@@ -17,10 +17,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
 
   const std::vector<binberg::cli::Command> commands = {
-      binberg::cli::add_services_command(app),
-      binberg::cli::add_smoke_command(app),
-      binberg::cli::add_replicate_command(app),
-      binberg::cli::add_reconcile_command(app),
+      binberg::cli::add_services_command(app),  binberg::cli::add_smoke_command(app),
+      binberg::cli::add_replicate_command(app), binberg::cli::add_reconcile_command(app),
+      binberg::cli::add_gen_command(app),
   };
 
   CLI11_PARSE(app, argc, argv);
