@@ -238,9 +238,15 @@ std::shared_ptr<arrow::Table> rows_to_arrow(const Schema& schema, const std::vec
     if (row.size() != fields.size()) fail("row {} has {} values, the schema {} columns", r, row.size(), fields.size());
     for (std::size_t c = 0; c < fields.size(); ++c) {
       const NestedField& field = fields[c];
-      const std::string what = fmt::format("row {} column '{}'", r, field.name);
-      check_literal_type(*field.type, row[c], what);
-      if (field.required && std::holds_alternative<std::monostate>(row[c])) fail("{}: null in a required column", what);
+      // Messages are formatted only on failure: this runs for every value written.
+      try {
+        check_literal_type(*field.type, row[c], "the value");
+      } catch (const Error& error) {
+        fail("row {} column '{}': {}", r, field.name, error.what());
+      }
+      if (field.required && std::holds_alternative<std::monostate>(row[c])) {
+        fail("row {} column '{}': null in a required column", r, field.name);
+      }
       append_value(*builders[c], *field.type, row[c]);
     }
   }

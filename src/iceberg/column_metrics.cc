@@ -91,9 +91,10 @@ std::optional<Bytes> truncated_upper_bound(const Bytes& bytes, std::size_t max_b
   return std::nullopt;
 }
 
+// Pointers into the rows: a new extreme is remembered without copying its value.
 struct Extremes {
-  std::optional<Literal> min;
-  std::optional<Literal> max;
+  const Literal* min = nullptr;
+  const Literal* max = nullptr;
 };
 
 }  // namespace
@@ -152,13 +153,13 @@ ColumnMetrics compute_column_metrics(const Schema& schema, const std::vector<Row
         ++nans;
         continue;
       }
-      if (!extremes.min || compare_literals(type, value, *extremes.min) < 0) extremes.min = value;
-      if (!extremes.max || compare_literals(type, value, *extremes.max) > 0) extremes.max = value;
+      if (extremes.min == nullptr || compare_literals(type, value, *extremes.min) < 0) extremes.min = &value;
+      if (extremes.max == nullptr || compare_literals(type, value, *extremes.max) > 0) extremes.max = &value;
     }
     metrics.value_counts[field.id] = static_cast<std::int64_t>(rows.size());
     metrics.null_value_counts[field.id] = nulls;
     if (floating) metrics.nan_value_counts[field.id] = nans;
-    if (!extremes.min) continue;
+    if (extremes.min == nullptr) continue;
 
     Literal lower = *extremes.min;
     std::optional<Literal> upper = *extremes.max;

@@ -17,7 +17,8 @@ namespace {
 
 // "-123.45" (the source's canonical form: optional '-', digits, and '.' + exactly SCALE digits
 // when SCALE > 0) as an unscaled integer. Anything else is an error, never a silently rescaled value.
-iceberg::Int128 unscaled_decimal(const std::string& digits, int scale, const std::string& what) {
+// COLUMN names the column in messages (formatted only on failure: this runs for every value).
+iceberg::Int128 unscaled_decimal(const std::string& digits, int scale, const std::string& column) {
   iceberg::Int128 value = 0;
   std::size_t count = 0;
   const bool negative = !digits.empty() && digits[0] == '-';
@@ -31,11 +32,11 @@ iceberg::Int128 unscaled_decimal(const std::string& digits, int scale, const std
     if (c < '0' || c > '9') {
       well_formed = false;
     } else {
-      if (++count > 38) fail("{}: decimal {} has more than 38 digits", what, digits);
+      if (++count > 38) fail("column {}: decimal {} has more than 38 digits", column, digits);
       value = value * 10 + (c - '0');
     }
   }
-  if (!well_formed) fail("{}: '{}' is not a decimal with scale {}", what, digits, scale);
+  if (!well_formed) fail("column {}: '{}' is not a decimal with scale {}", column, digits, scale);
   return negative ? -value : value;
 }
 
@@ -106,21 +107,21 @@ iceberg::Schema current_state_schema(const TableSchema& table) {
 iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, const Value& value) {
   using iceberg::TypeKind;
   if (is_null(value)) return std::monostate{};
-  const std::string what = fmt::format("column {}", column.name);
+  const std::string& what = column.name;  // in messages only
   const TypeKind kind = type.kind();
   if (const auto* i = std::get_if<std::int64_t>(&value)) {
     if (kind == TypeKind::kInt) {
-      if (*i < INT32_MIN || *i > INT32_MAX) fail("{}: {} does not fit an int", what, *i);
+      if (*i < INT32_MIN || *i > INT32_MAX) fail("column {}: {} does not fit an int", what, *i);
       return static_cast<std::int32_t>(*i);
     }
     if (kind == TypeKind::kLong) return *i;
   } else if (const auto* u = std::get_if<std::uint64_t>(&value)) {
     if (kind == TypeKind::kInt) {
-      if (*u > INT32_MAX) fail("{}: {} does not fit an int", what, *u);
+      if (*u > INT32_MAX) fail("column {}: {} does not fit an int", what, *u);
       return static_cast<std::int32_t>(*u);
     }
     if (kind == TypeKind::kLong) {
-      if (*u > static_cast<std::uint64_t>(INT64_MAX)) fail("{}: {} does not fit a long", what, *u);
+      if (*u > static_cast<std::uint64_t>(INT64_MAX)) fail("column {}: {} does not fit a long", what, *u);
       return static_cast<std::int64_t>(*u);
     }
     if (kind == TypeKind::kDecimal && type.decimal_scale() == 0)
@@ -145,7 +146,7 @@ iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, con
   } else if (const auto* timestamp = std::get_if<Timestamp>(&value)) {
     if (kind == TypeKind::kTimestamptz) return timestamp->micros;
   }
-  fail("{}: a {} value cannot be stored as {}", what, to_display_string(value), type.to_string());
+  fail("column {}: a {} value cannot be stored as {}", what, to_display_string(value), type.to_string());
 }
 
 iceberg::Row to_row(const TableSchema& table, const iceberg::Schema& schema, const RowImage& image) {
