@@ -49,9 +49,11 @@ format:
 clean:
 	rm -rf build
 
+# `make bench` needs the demo stack up (make services-up).
 bench: build
 	$(RELEASE_DIR)/bench/decode_bench --dir $${BINBERG_SERVICES_DIR:-.services}
 	$(RELEASE_DIR)/bench/avro_bench
+	.venv/bin/python bench/path_a_bench.py
 
 # libFuzzer targets (clang) built in build/fuzz and run for FUZZ_SECONDS each; see docs/fuzzing.md.
 FUZZ_SECONDS ?= 60
