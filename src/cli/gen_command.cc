@@ -113,6 +113,9 @@ int run_gen(GenArgs args) {
   if (loaded_rows > 0) spdlog::info("gen: loaded {} rows", loaded_rows);
   const workload::RunSummary summary = workload::run_workload(generator, args.limits, sink);
   nlohmann::json json = summary_json(args, summary, loaded_rows);
+  // The GTID of this session's last transaction (what a reader of the tables waits for), and the
+  // server's whole position after it.
+  json["last_gtid"] = connection.scalar("SELECT @@last_gtid").value_or("");
   json["gtid_binlog_pos"] = connection.scalar("SELECT @@gtid_binlog_pos").value_or("");
   std::cout << json.dump(2) << "\n";
   return 0;

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
+#include "metrics/exporter.h"
 #include "pipeline/config.h"
 #include "pipeline/replicator.h"
 
@@ -31,7 +32,15 @@ int run_replicate(const std::string& config_path) {
   }
   for (const auto& table : tables) spdlog::info("capturing {}", table.qualified_name());
   const auto catalog = iceberg::open_catalog(config.catalog);
-  pipeline::Replicator replicator(pipeline::replicator_options(config, std::move(tables)), *catalog);
+  metrics::Registry registry;
+  std::unique_ptr<metrics::Exporter> exporter;
+  if (!config.metrics_address.empty()) {
+    exporter = std::make_unique<metrics::Exporter>(registry, config.metrics_address);
+    spdlog::info("metrics on {}", exporter->url());
+  }
+  pipeline::ReplicatorOptions options = pipeline::replicator_options(config, std::move(tables));
+  options.metrics = &registry;
+  pipeline::Replicator replicator(std::move(options), *catalog);
 
   std::signal(SIGTERM, request_stop);
   std::signal(SIGINT, request_stop);

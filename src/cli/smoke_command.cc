@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "iceberg/parquet_file.h"
 #include "kafka/admin.h"
@@ -88,9 +89,7 @@ std::string read_transaction(const services::MariadbEndpoint& maria, const mysql
 
 std::string kafka_round_trip(const std::string& bootstrap, const std::vector<ItemRow>& rows) {
   kafka::ClientOptions client{bootstrap, {}};
-  const std::string topic = fmt::format("binberg.smoke.{}", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                std::chrono::system_clock::now().time_since_epoch())
-                                                                .count());
+  const std::string topic = fmt::format("binberg.smoke.{}", unix_millis());
   kafka::create_topic(client, kafka::TopicSpec{topic, 1, 1, {}});
   auto producer = kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-smoke");
   producer.begin_transaction();

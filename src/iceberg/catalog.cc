@@ -5,17 +5,13 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/clock.h"
 #include "core/failpoint.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/sql_connection.h"
 
 namespace binberg::iceberg {
 namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The SQL catalog: pyiceberg's SqlCatalog and Iceberg's JDBC catalog (schema V0) on one database.
 class SqlCatalog : public Catalog {
@@ -95,7 +91,7 @@ class SqlCatalog : public Catalog {
     if (warehouse.empty()) throw ConfigError(fmt::format("{}: no warehouse set for new tables", where()));
     while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
     const std::string location = fmt::format("{}/{}.db/{}", warehouse, id.namespace_name, id.name);
-    TableMetadata metadata = TableMetadata::create(location, schema, spec, order, properties, now_ms());
+    TableMetadata metadata = TableMetadata::create(location, schema, spec, order, properties, unix_millis());
     const std::string metadata_location = write_metadata_file(metadata, 0);
     Transaction transaction(*db_);
     if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));

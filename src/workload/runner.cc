@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/error.h"
 
 namespace binberg::workload {
