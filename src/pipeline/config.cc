@@ -147,12 +147,12 @@ Config parse_config(const std::string& text, const std::string& path) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
   }
-  static const std::set<std::string> kSections = {"source", "capture", "iceberg", "commit", "replicator"};
+  static const std::set<std::string> kSections = {"source", "capture", "iceberg", "commit", "replicator", "metrics"};
   for (const auto& [key, node] : root) {
     if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
       throw ConfigError(
           fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
-                      "replicator)",
+                      "replicator, metrics)",
                       path, key.str()));
     }
   }
@@ -208,6 +208,10 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.writer_id = replicator.get_or<std::string>("writer_id", "binberg");
   config.snapshot_chunk_rows = replicator.positive<std::size_t>("snapshot_chunk_rows", 10'000);
   replicator.check_all_understood();
+
+  Section metrics(root["metrics"].as_table(), "metrics", path);
+  config.metrics_address = metrics.get_or<std::string>("address", "");
+  metrics.check_all_understood();
   return config;
 }
 

@@ -47,7 +47,8 @@ struct Config {
   CommitPolicy commit;
   std::string writer_id = "binberg";
   std::size_t snapshot_chunk_rows = 10'000;
-  std::string path;  // the file this came from, for messages
+  std::string metrics_address;  // host:port of the Prometheus endpoint; empty: none
+  std::string path;             // the file this came from, for messages
 };
 
 // Reads and validates PATH. Throws ConfigError naming the file, the key and what is wrong.

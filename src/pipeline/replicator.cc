@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
 #include "mysql/binlog_stream.h"
@@ -18,11 +19,6 @@ namespace binberg::pipeline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::optional<SourcePosition> committed_position(const iceberg::LoadedTable& table) {
   const iceberg::Snapshot* snapshot = table.metadata.current_snapshot();
@@ -47,12 +43,16 @@ struct Replicator::Table {
   std::optional<SourcePosition> position;              // what the tables hold; nullopt until snapshotted
   const TableSchema* verified_event_schema = nullptr;  // last event schema found equal to `schema`
   bool dirty = false;
-  std::uint64_t snapshot_rows = 0;  // rows of the initial copy
+  std::uint64_t snapshot_rows = 0;    // rows of the initial copy
+  metrics::Counter* applied[3] = {};  // row events applied, by op: insert, update, delete
   Clock::time_point last_commit = Clock::now();
 };
 
 Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
-    : options_(std::move(options)), catalog_(catalog) {
+    : options_(std::move(options)),
+      catalog_(catalog),
+      own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
+      metrics_(options_.metrics != nullptr ? *options_.metrics : *own_registry_) {
   if (options_.tables.empty()) throw ConfigError("replicate: no tables to capture");
   if (options_.server_id == 0)
     throw ConfigError("replicate: server_id must be set (a replica id unique on the source)");
@@ -73,6 +73,10 @@ void Replicator::open_tables() {
   for (const CapturedTable& captured : options_.tables) {
     auto table = std::make_unique<Table>();
     table->source = captured;
+    static constexpr const char* kOps[] = {"insert", "update", "delete"};
+    for (std::size_t op = 0; op < 3; ++op) {
+      table->applied[op] = &metrics_.events.counter({captured.qualified_name(), kOps[op]});
+    }
     table->schema = mysql::load_table_schema(connection, captured.database, captured.table);
     const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
     if (auto namespaces = catalog_.list_namespaces();
@@ -156,6 +160,7 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
     if (chunk.empty()) break;
     Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
     table.snapshot_rows += chunk.size();
+    metrics_.snapshot_rows.counter({table.source.qualified_name()}).add(static_cast<double>(chunk.size()));
     for (const ChangeEvent& event : chunk) {
       if (table.state) table.state->upsert(to_row(*event.schema, table.state_schema, *event.after));
       table.changelog->append(changelog_row(table.changelog_schema, event));
@@ -191,6 +196,8 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
 
 void Replicator::apply(const SourceTransaction& txn) {
   ++stats_.transactions;
+  metrics_.transactions.add();
+  metrics_.source_lag.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
   bool applied = false;
   bool captured = false;
   for (const ChangeEvent& event : txn.events) {
@@ -207,6 +214,7 @@ void Replicator::apply(const SourceTransaction& txn) {
       }
       table->verified_event_schema = event.schema.get();
     }
+    table->applied[event.op == Op::kUpdate ? 1 : event.op == Op::kDelete ? 2 : 0]->add();
     if (table->state) {
       const TableSchema& schema = *event.schema;
       switch (event.op) {
@@ -231,20 +239,33 @@ void Replicator::apply(const SourceTransaction& txn) {
     ++stats_.events;
     ++pending_events_;
   }
-  if (captured && !applied) ++stats_.skipped_transactions;
+  if (captured && !applied) {
+    ++stats_.skipped_transactions;
+    metrics_.skipped_transactions.add();
+  }
   if (applied) pending_source_commit_ms_ = txn.commit_ts_ms;
+  metrics_.pending_events.set(static_cast<double>(pending_events_));
 }
 
 // Prepares every writer, then moves all their tables in one catalog transaction: the atomic
 // visibility invariant (a commit is seen in every table it touches, or in none).
 void Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
                                 const std::vector<std::map<std::string, std::string>>& summaries) {
+  const auto started = Clock::now();
   std::vector<iceberg::PreparedCommit> prepared;
   for (std::size_t i = 0; i < writers.size(); ++i) {
-    prepared.push_back(writers[i]->prepare(commit_id, summaries[i], now_ms()));
+    prepared.push_back(writers[i]->prepare(commit_id, summaries[i], unix_millis()));
   }
   failpoint::hit("pipeline.before_commit");
   iceberg::commit_tables(catalog_, writers, prepared);
+  metrics_.commit_duration.observe(std::chrono::duration<double>(Clock::now() - started).count());
+  for (const iceberg::PreparedCommit& commit : prepared) {
+    metrics_.bytes_written.add(static_cast<double>(commit.stats.bytes_written));
+  }
+  const double now_s = static_cast<double>(unix_millis()) / 1000;
+  if (metrics_.last_commit_time.value() > 0) metrics_.commit_interval.set(now_s - metrics_.last_commit_time.value());
+  metrics_.last_commit_time.set(now_s);
+  metrics_.commits.add();
 }
 
 void Replicator::commit(const SourcePosition& position, bool all_tables) {
@@ -266,6 +287,7 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
                  std::vector(writers.size(), position.to_summary()));
   failpoint::hit("pipeline.after_commit");
   stats_.last_commit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  metrics_.commit_events.observe(static_cast<double>(pending_events_));
   for (Table* table : committed) {
     table->position = position;
     table->dirty = false;
@@ -273,9 +295,13 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
   }
   ++stats_.commits;
   stats_.position = position.to_string();
-  if (pending_source_commit_ms_ != 0) stats_.last_source_commit_ms = pending_source_commit_ms_;
+  if (pending_source_commit_ms_ != 0) {
+    stats_.last_source_commit_ms = pending_source_commit_ms_;
+    metrics_.committed_source_time.set(static_cast<double>(pending_source_commit_ms_) / 1000);
+  }
   spdlog::debug("committed {} events to {} tables at {}", pending_events_, committed.size(), position.to_string());
   pending_events_ = 0;
+  metrics_.pending_events.set(0);
 }
 
 void Replicator::run(const std::function<bool()>& stop) {
@@ -309,6 +335,7 @@ void Replicator::run(const std::function<bool()>& stop) {
   auto last_commit = Clock::now();
   while (!stop()) {
     std::optional<SourceTransaction> txn = reader.next();
+    if (!txn && pending_events_ == 0) metrics_.source_lag.set(0);  // idle and caught up
     if (txn) {
       apply(*txn);
       read_position.binlog = reader.position();

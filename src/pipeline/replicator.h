@@ -31,7 +31,9 @@
 #include "core/source_transaction.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
+#include "metrics/metrics.h"
 #include "mysql/connection.h"
+#include "pipeline/replicator_metrics.h"
 #include "pipeline/source_position.h"
 
 namespace binberg::pipeline {
@@ -61,6 +63,7 @@ struct ReplicatorOptions {
   iceberg::TableWriterOptions writer;  // writer.writer_id goes into every snapshot summary
   std::size_t snapshot_chunk_rows = 10'000;
   std::chrono::milliseconds heartbeat{250};
+  metrics::Registry* metrics = nullptr;  // where to export metrics (none: kept internally)
 };
 
 struct ReplicatorStats {
@@ -100,6 +103,8 @@ class Replicator {
 
   ReplicatorOptions options_;
   iceberg::Catalog& catalog_;
+  std::unique_ptr<metrics::Registry> own_registry_;  // when the options give none
+  ReplicatorMetrics metrics_;
   std::vector<std::unique_ptr<Table>> tables_;
   ReplicatorStats stats_;
   std::size_t pending_events_ = 0;

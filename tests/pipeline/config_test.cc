@@ -50,7 +50,10 @@ TEST(ConfigTest, MinimalFileGetsTheDocumentedDefaults) {
   EXPECT_EQ(config.commit.interval, std::chrono::milliseconds(1000));
   EXPECT_EQ(config.commit.max_events, 200'000U);
   EXPECT_EQ(config.writer_id, "binberg");
+  EXPECT_EQ(config.metrics_address, "") << "no metrics endpoint unless asked for";
   EXPECT_EQ(config.path, "test.toml");
+  EXPECT_EQ(parse_config(kMinimal + "[metrics]\naddress = \"127.0.0.1:9464\"\n", "t").metrics_address,
+            "127.0.0.1:9464");
 }
 
 TEST(ConfigTest, ErrorsNameFileSectionAndKey) {
@@ -58,6 +61,7 @@ TEST(ConfigTest, ErrorsNameFileSectionAndKey) {
             "test.toml: [commit] interval_ms: must be positive");
   EXPECT_EQ(config_error(kMinimal + "[commit]\nintervall_ms = 5\n"),
             "test.toml: [commit] intervall_ms: unknown option");
+  EXPECT_EQ(config_error(kMinimal + "[metrics]\nport = 9464\n"), "test.toml: [metrics] port: unknown option");
   EXPECT_EQ(config_error(kMinimal + "[replicator]\nwriter_id = 7\n"),
             "test.toml: [replicator] writer_id: expected a string");
   EXPECT_NE(config_error(kMinimal + "[sink]\n").find("unknown section or option 'sink'"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "iceberg/catalog.h"
@@ -65,6 +67,9 @@ warehouse = "{}/warehouse"
 
 [commit]
 interval_ms = 200
+
+[metrics]
+address = "127.0.0.1:0"
 )",
                                           mariadb.host, mariadb.port, mariadb.user, 5000 + ::getpid() % 10000,
                                           mariadb.database, prefix_, dir_.path().string(), dir_.path().string());
@@ -197,6 +202,35 @@ interval_ms = 200
         "'{}' gen --host {} --port {} --user '{}' --password-env BINBERG_TEST_SOURCE_PASSWORD --database '{}' "
         "--prefix {}_g {} 2>>'{}/gen.log'",
         BINBERG_CLI, mariadb.host, mariadb.port, mariadb.user, mariadb.database, prefix_, args, dir_.path().string())));
+  }
+
+  // Waits up to 30 s for replicate to log a line with TEXT; returns what follows TEXT on it.
+  std::string wait_for_log(const std::string& text) {
+    for (int attempt = 0; attempt < 600; ++attempt) {
+      std::ifstream log(dir_.path() / "replicate.log");
+      for (std::string line; std::getline(log, line);) {
+        if (const auto at = line.find(text); at != std::string::npos) return line.substr(at + text.size());
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    ADD_FAILURE() << "replicate did not log '" << text << "'";
+    return "";
+  }
+
+  // Sum of the samples of metric NAME whose labels contain every LABELS text (e.g. `op="insert"`).
+  static double sample_sum(const std::string& exposition, const std::string& name,
+                           const std::vector<std::string>& labels = {}) {
+    double sum = 0;
+    std::istringstream in(exposition);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      const std::string metric = line.substr(0, line.find_first_of("{ "));
+      if (metric != name) continue;
+      bool matches = true;
+      for (const std::string& label : labels) matches = matches && line.find(label) != std::string::npos;
+      if (matches) sum += std::stod(line.substr(line.rfind(' ') + 1));
+    }
+    return sum;
   }
 
   static std::size_t column(const iceberg::Schema& schema, const std::string& name) {
@@ -403,6 +437,44 @@ TEST_F(ReplicateTest, CrashAtEveryCommitPointResumesExactlyOnce) {
   expect_equal(report);
   expect_history_is_monotonic(orders_);
   expect_history_is_monotonic(lines_);
+}
+
+// The Prometheus endpoint counts exactly what was applied: the generator's row events by table
+// and op, the initial copy's rows, and one commit-duration observation per commit.
+TEST_F(ReplicateTest, MetricsCountTheEventsApplied) {
+  const std::string accounts = prefix_ + "_g_accounts", orders = prefix_ + "_g_orders";
+  gen("--create --initial-rows 300 --transactions 20");
+  const auto copied = [&](const std::string& table) {
+    return std::stod(db_.scalar("SELECT COUNT(*) FROM " + table).value_or("0"));
+  };
+  const double initial_rows = copied(accounts) + copied(orders);
+  start_replicate();
+  wait_for_log("committed: ");  // the initial copy, before the workload starts
+  const nlohmann::json summary = gen("--events 3000 --seed 3 --rows-per-statement 3");
+  const nlohmann::json report = reconcile();
+  expect_equal(report, 4);
+  const std::string url = "http://" + wait_for_log("metrics on http://");
+  const auto slash = url.find('/', 7);
+  httplib::Client client(url.substr(0, slash));
+  const auto response = client.Get(url.substr(slash));
+  ASSERT_TRUE(response) << url;
+  ASSERT_EQ(response->status, 200);
+  const std::string& body = response->body;
+  const auto& database = binberg::testing::stack().mariadb().database;
+  const std::string ours = "table=\"" + database + "." + prefix_ + "_g_";
+  EXPECT_EQ(sample_sum(body, "binberg_replicate_events_total", {ours}), summary["events"]["total"].get<double>())
+      << body;
+  EXPECT_EQ(sample_sum(body, "binberg_replicate_events_total", {ours, "op=\"delete\""}),
+            summary["events"]["delete"].get<double>());
+  EXPECT_EQ(sample_sum(body, "binberg_replicate_snapshot_rows_total", {ours}), initial_rows);
+  const double commits = sample_sum(body, "binberg_replicate_commits_total");
+  EXPECT_GE(commits, 2);
+  EXPECT_EQ(sample_sum(body, "binberg_replicate_commit_duration_seconds_count"), commits);
+  EXPECT_GE(sample_sum(body, "binberg_replicate_transactions_total"), summary["transactions"].get<double>());
+  EXPECT_GT(sample_sum(body, "binberg_replicate_bytes_written_total"), 0);
+  EXPECT_EQ(sample_sum(body, "binberg_replicate_pending_events"), 0) << "caught up, nothing pending";
+  EXPECT_NE(body.find("binberg_build_info{version=\""), std::string::npos);
+  EXPECT_EQ(stop_replicate(SIGTERM), 0);
 }
 
 // The acceptance run of path A: a 100k-event generated workload (60/30/10 insert/update/delete,
