@@ -178,10 +178,24 @@ std::optional<BinlogEvent> BinlogStream::next() {
   event.timestamp = raw->timestamp;
   event.server_id = raw->server_id;
   switch (event.kind) {
-    case EventKind::kRotate:
-      // A rotate moves the stream to another file; its position is where reading resumes.
-      position_ = BinlogPosition{text(raw->event.rotate.filename), raw->event.rotate.position};
+    case EventKind::kRotate: {
+      // A rotate moves the stream to another file; its position is where reading resumes. Read
+      // from the event's own bytes (19-byte header, u64 position, file name up to the checksum):
+      // the library reports a wrong name for the artificial rotate a server sends when a dump
+      // starts at the end of a binlog file that a crash left without a closing rotate.
+      const unsigned char* start = raw->raw_data + raw->raw_data_ofs;
+      const unsigned char* end = start + raw->event_length - state_->checksum_bytes;
+      constexpr std::size_t kHeader = 19;
+      if (end < start + kHeader + 8 + 1) {
+        fail("binlog {}: ROTATE after {} is truncated", state_->address, position_.to_string());
+      }
+      std::uint64_t offset = 0;
+      for (int i = 7; i >= 0; --i) offset = (offset << 8) | start[kHeader + static_cast<std::size_t>(i)];
+      position_ = BinlogPosition{std::string(reinterpret_cast<const char*>(start + kHeader + 8),
+                                             static_cast<std::size_t>(end - (start + kHeader + 8))),
+                                 offset};
       break;
+    }
     case EventKind::kGtid:
       event.gtid = Gtid{raw->event.gtid.domain_id, raw->server_id, raw->event.gtid.sequence_nr};
       event.gtid_flags = raw->event.gtid.flags;

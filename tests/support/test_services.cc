@@ -1,5 +1,6 @@
 #include "support/test_services.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -7,7 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <thread>
 
 #include "core/error.h"
 
@@ -48,6 +51,18 @@ std::string run_command(const std::string& command) {
   const int status = ::pclose(pipe.release());
   if (status != 0) fail("command exited with status {}: {}\n{}", status, command, output);
   return output;
+}
+
+void kill_and_restart_mariadb() {
+  const auto& services = stack();
+  std::ifstream pid_file(services.dir + "/mariadb/mariadb.pid");
+  pid_t pid = 0;
+  if (!(pid_file >> pid)) fail("no MariaDB pid file in {}", services.dir);
+  if (::kill(pid, SIGKILL) != 0) fail("cannot SIGKILL MariaDB (pid {})", pid);
+  for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int offset = services.mariadb().port - 13306;
+  run_command(fmt::format("bash '{}/scripts/services' up --only mariadb --dir '{}' --port-offset {} 2>&1",
+                          BINBERG_SOURCE_DIR, services.dir, offset));
 }
 
 }  // namespace binberg::testing
