@@ -13,7 +13,7 @@
 namespace binberg::iceberg {
 namespace {
 
-// The SQL catalog: pyiceberg's SqlCatalog and Iceberg's JDBC catalog (schema V0) on one database.
+// The SQL catalog: pyiceberg's SqlCatalog and Iceberg's JDBC catalog (schema V1) on one database.
 class SqlCatalog : public Catalog {
  public:
   SqlCatalog(std::unique_ptr<SqlConnection> connection, CatalogOptions options)
@@ -21,7 +21,8 @@ class SqlCatalog : public Catalog {
     db_->execute(
         "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) "
         "NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
-        "VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, table_name))");
+        "VARCHAR(1000), iceberg_type VARCHAR(5), PRIMARY KEY (catalog_name, table_namespace, table_name))");
+    upgrade_to_v1();
     db_->execute(
         "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, namespace "
         "VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, property_value VARCHAR(1000) NOT NULL, PRIMARY "
@@ -97,7 +98,7 @@ class SqlCatalog : public Catalog {
     if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
     db_->execute(
         "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-        "previous_metadata_location) VALUES (?, ?, ?, ?, NULL)",
+        "previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'TABLE')",
         {options_.name, id.namespace_name, id.name, metadata_location});
     transaction.commit();
     return LoadedTable{id, metadata_location, std::move(metadata)};
@@ -117,7 +118,8 @@ class SqlCatalog : public Catalog {
   std::vector<TableIdentifier> list_tables(const std::string& ns) override {
     std::vector<TableIdentifier> tables;
     for (const auto& row : db_->query(
-             "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? ORDER BY table_name",
+             "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND (iceberg_type = "
+             "'TABLE' OR iceberg_type IS NULL) ORDER BY table_name",
              {options_.name, ns})) {
       tables.push_back(TableIdentifier{ns, row[0].value_or("")});
     }
@@ -180,6 +182,27 @@ class SqlCatalog : public Catalog {
     }
   }
 
+  // Schema V1 of the JDBC catalog (which pyiceberg also reads without complaint) adds
+  // iceberg_type: 'TABLE', 'VIEW', or NULL for rows V0 writers made. A V0 catalog gets the column.
+  bool has_iceberg_type() {
+    try {
+      db_->query("SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0");
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+
+  void upgrade_to_v1() {
+    if (has_iceberg_type()) return;
+    try {
+      db_->execute("ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)");
+      spdlog::info("{}: catalog upgraded to the V1 schema (iceberg_type column)", where());
+    } catch (const Error&) {
+      if (!has_iceberg_type()) throw;  // another process added it meanwhile: fine
+    }
+  }
+
   bool namespace_exists(const std::string& ns) {
     return !db_->query(
                    "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? UNION SELECT 1 "
@@ -191,7 +214,7 @@ class SqlCatalog : public Catalog {
   std::optional<std::string> find_location(const TableIdentifier& id) {
     const auto rows = db_->query(
         "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = "
-        "?",
+        "? AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)",
         {options_.name, id.namespace_name, id.name});
     if (rows.empty()) return std::nullopt;
     return rows[0][0];

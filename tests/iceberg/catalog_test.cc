@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "catalog_test_body.h"
+#include "iceberg/sql_connection.h"
+#include "support/temp_dir.h"
 #include "support/test_services.h"
 
 namespace binberg::iceberg {
@@ -42,6 +44,35 @@ TEST(SqliteCatalogUriTest, BadUrisAreConfigErrorsNamingTheUri) {
   options.uri = "redis://user:secret@h";
   EXPECT_THAT([&] { open_catalog(options); },
               ::testing::ThrowsMessage<ConfigError>(::testing::Not(::testing::HasSubstr("secret"))));
+}
+
+// A catalog written with the JDBC V0 schema (no iceberg_type) is upgraded in place: its tables
+// stay loadable, and tables created after the upgrade are marked 'TABLE'.
+TEST(SqliteCatalogUpgradeTest, V0CatalogGetsTheIcebergTypeColumn) {
+  binberg::testing::TempDir dir;
+  const CatalogOptions options = Sqlite::options(dir.path());
+  {
+    auto db = open_sqlite(options.uri);
+    db->execute(
+        "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT NULL, "
+        "table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
+        "VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, table_name))");
+  }
+  const Schema schema(0, {NestedField{1, "id", true, long_type(), std::nullopt}});
+  {
+    auto catalog = open_catalog(options);
+    catalog->create_namespace("ns", {});
+    catalog->create_table(TableIdentifier{"ns", "t"}, schema, PartitionSpec::unpartitioned(), SortOrder::unsorted(),
+                          {});
+  }
+  auto db = open_sqlite(options.uri);
+  const auto rows = db->query("SELECT iceberg_type FROM iceberg_tables WHERE table_name = 't'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], std::optional<std::string>("TABLE"));
+  db->execute("UPDATE iceberg_tables SET iceberg_type = NULL");  // as a V0 writer leaves it
+  EXPECT_NO_THROW(open_catalog(options)->load_table(TableIdentifier{"ns", "t"}));
+  db->execute("UPDATE iceberg_tables SET iceberg_type = 'VIEW'");
+  EXPECT_THROW(open_catalog(options)->load_table(TableIdentifier{"ns", "t"}), NoSuchTable) << "a view is no table";
 }
 
 TEST_F(SqliteCatalogTest, PyicebergSharesTheCatalogBothWays) {
