@@ -224,7 +224,7 @@ std::shared_ptr<arrow::Schema> arrow_schema(const Schema& schema) {
   return arrow::schema(std::move(fields));
 }
 
-std::shared_ptr<arrow::Table> rows_to_arrow(const Schema& schema, const std::vector<Row>& rows) {
+std::shared_ptr<arrow::Table> rows_to_arrow(const Schema& schema, RowView rows) {
   const auto& fields = schema.fields();
   std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
   for (const auto& field : fields) {

@@ -133,7 +133,7 @@ int compare_literals(const Type& type, const Literal& a, const Literal& b) {
   fail("{} values are not ordered", type.to_string());
 }
 
-ColumnMetrics compute_column_metrics(const Schema& schema, const std::vector<Row>& rows, std::size_t truncate_length) {
+ColumnMetrics compute_column_metrics(const Schema& schema, RowView rows, std::size_t truncate_length) {
   ColumnMetrics metrics;
   const auto& fields = schema.fields();
   for (std::size_t c = 0; c < fields.size(); ++c) {
@@ -143,8 +143,8 @@ ColumnMetrics compute_column_metrics(const Schema& schema, const std::vector<Row
     std::int64_t nulls = 0;
     std::int64_t nans = 0;
     Extremes extremes;
-    for (const Row& row : rows) {
-      const Literal& value = row.at(c);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const Literal& value = rows[r].at(c);
       if (std::holds_alternative<std::monostate>(value)) {
         ++nulls;
         continue;

@@ -26,7 +26,7 @@ struct ColumnMetrics {
   std::map<std::int32_t, Bytes> upper_bounds;
 };
 
-ColumnMetrics compute_column_metrics(const Schema& schema, const std::vector<Row>& rows,
+ColumnMetrics compute_column_metrics(const Schema& schema, RowView rows,
                                      std::size_t truncate_length = kDefaultBoundTruncateLength);
 
 // -1, 0 or 1 as A sorts before, with or after B in TYPE's order (Iceberg's: numeric for numbers

@@ -27,7 +27,7 @@ DataFile describe(FileContent content, const std::string& location, std::vector<
   return file;
 }
 
-ParquetFileInfo write_rows(const std::string& location, const Schema& schema, const std::vector<Row>& rows,
+ParquetFileInfo write_rows(const std::string& location, const Schema& schema, RowView rows,
                            const DataFileOptions& options) {
   const std::filesystem::path path = local_path(location);
   std::error_code error;
@@ -39,7 +39,7 @@ ParquetFileInfo write_rows(const std::string& location, const Schema& schema, co
 }  // namespace
 
 DataFile write_data_file(const std::string& location, const Schema& schema, std::vector<Literal> partition,
-                         const std::vector<Row>& rows, const DataFileOptions& options) {
+                         RowView rows, const DataFileOptions& options) {
   const ParquetFileInfo info = write_rows(location, schema, rows, options);
   return describe(FileContent::kData, location, std::move(partition), info,
                   compute_column_metrics(schema, rows, options.bound_truncate_length));

@@ -26,7 +26,7 @@ struct DataFileOptions {
 // Writes ROWS (all in PARTITION) as one Parquet file at LOCATION (path or file:/ URI, which must
 // not exist) and returns its data_file record.
 DataFile write_data_file(const std::string& location, const Schema& schema, std::vector<Literal> partition,
-                         const std::vector<Row>& rows, const DataFileOptions& options = {});
+                         RowView rows, const DataFileOptions& options = {});
 
 struct PositionDelete {
   std::string file_path;

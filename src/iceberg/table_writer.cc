@@ -242,9 +242,9 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
     for (std::size_t start = 0; start < group.rows.size();
          start += static_cast<std::size_t>(options_.max_rows_per_file)) {
       const std::size_t end = std::min(group.rows.size(), start + static_cast<std::size_t>(options_.max_rows_per_file));
-      std::vector<Row> rows;
+      std::vector<const Row*> rows;
       rows.reserve(end - start);
-      for (std::size_t i = start; i < end; ++i) rows.push_back(*group.rows[i]->row);
+      for (std::size_t i = start; i < end; ++i) rows.push_back(&*group.rows[i]->row);
       const std::string location = directory + fmt::format("{}-{:05}.parquet", file_prefix, file_number++);
       DataFile file = write_data_file(location, schema, group.partition, rows, options_.files);
       commit.stats.added_rows += file.record_count;

@@ -31,7 +31,7 @@ TEST(ColumnMetricsTest, CountsNullsAndNansAndBoundsIgnoreBoth) {
 
 TEST(ColumnMetricsTest, AllNullColumnHasCountsButNoBounds) {
   const ColumnMetrics metrics =
-      compute_column_metrics(one_column(long_type()), {{std::monostate{}}, {std::monostate{}}});
+      compute_column_metrics(one_column(long_type()), std::vector<Row>{{std::monostate{}}, {std::monostate{}}});
   EXPECT_EQ(metrics.null_value_counts.at(1), 2);
   EXPECT_FALSE(metrics.lower_bounds.contains(1));
   EXPECT_FALSE(metrics.nan_value_counts.contains(1)) << "NaN counts exist for float and double columns only";
@@ -47,13 +47,15 @@ TEST(ColumnMetricsTest, StringBoundsAreTruncatedWithoutExcludingAnyValue) {
 
 TEST(ColumnMetricsTest, UpperBoundCountsCharactersNotBytes) {
   // "é" is two bytes; a truncation to 2 characters keeps it whole and increments it to "ê".
-  const ColumnMetrics metrics = compute_column_metrics(one_column(string_type()), {{std::string("aéxyz")}}, 2);
+  const ColumnMetrics metrics =
+      compute_column_metrics(one_column(string_type()), std::vector<Row>{{std::string("aéxyz")}}, 2);
   EXPECT_EQ(text_bound(metrics.lower_bounds), "a\xc3\xa9");
   EXPECT_EQ(text_bound(metrics.upper_bounds), "a\xc3\xaa");
 }
 
 TEST(ColumnMetricsTest, BinaryUpperBoundIsOmittedWhenNoPrefixCanBeIncremented) {
-  const ColumnMetrics metrics = compute_column_metrics(one_column(binary_type()), {{Bytes(6, 0xFF)}}, 4);
+  const ColumnMetrics metrics =
+      compute_column_metrics(one_column(binary_type()), std::vector<Row>{{Bytes(6, 0xFF)}}, 4);
   EXPECT_EQ(metrics.lower_bounds.at(1), Bytes(4, 0xFF));
   EXPECT_FALSE(metrics.upper_bounds.contains(1));
 }
