@@ -22,13 +22,16 @@ const char* kind_name(Kind kind) {
   return "untyped";
 }
 
-std::string escape_help(const std::string& help) {
+// Backslash and newline escaped, and double quotes too in label values (HELP text keeps them).
+std::string escape(const std::string& text, bool quotes) {
   std::string out;
-  for (char c : help) {
+  for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (c == '"' && quotes) {
+      out += "\\\"";
     } else {
       out += c;
     }
@@ -49,21 +52,7 @@ std::string label_text(const std::vector<std::string>& names, const std::vector<
 
 }  // namespace
 
-std::string escape_label_value(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string escape_label_value(const std::string& value) { return escape(value, true); }
 
 std::string format_value(double value) {
   if (std::isnan(value)) return "NaN";
@@ -131,7 +120,7 @@ Histogram& Family::histogram(const std::vector<std::string>& label_values) {
 }
 
 void Family::render(std::string& out) const {
-  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name_, escape_help(help_), name_, kind_name(kind_));
+  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name_, escape(help_, false), name_, kind_name(kind_));
   std::lock_guard lock(mutex_);
   for (const auto& [values, member] : members_) {
     switch (kind_) {

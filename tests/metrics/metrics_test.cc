@@ -69,6 +69,12 @@ TEST(MetricsTest, ConcurrentUpdatesAreNotLost) {
   EXPECT_EQ(counter.value(), 40'000);
 }
 
+TEST(MetricsTest, HelpTextEscapesBackslashAndNewlineButNotQuotes) {
+  Registry registry;
+  registry.gauge("x", "a\\b\nc \"q\"").gauge().set(1);
+  EXPECT_EQ(registry.render(), "# HELP x a\\\\b\\nc \"q\"\n# TYPE x gauge\nx 1\n");
+}
+
 TEST(MetricsTest, FormatsSpecialValues) {
   EXPECT_EQ(format_value(12), "12");
   EXPECT_EQ(format_value(-0.25), "-0.25");
