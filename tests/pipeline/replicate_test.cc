@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -491,6 +492,42 @@ TEST_F(ReplicateTest, MariadbRestartMidStreamResumesByItself) {
   const nlohmann::json report = reconcile();
   EXPECT_EQ(stop_replicate(SIGTERM), 0);
   expect_equal(report, 4);
+}
+
+// A schema change on a captured table (not applied automatically yet) stops replicate with an
+// error naming the table at its first changed row; the table keeps the position of the last
+// transaction before it (nothing past it applied, nothing before it lost), and a restart stops
+// at the table instead of skipping the change.
+TEST_F(ReplicateTest, SchemaChangeStopsCleanlyAndIsNeverSkipped) {
+  const std::string accounts = prefix_ + "_g_accounts";
+  gen("--create --initial-rows 100 --transactions 1");
+  start_replicate();
+  wait_for_log("committed: ");
+  gen("--events 500 --seed 6");
+  expect_equal(reconcile(), 4);  // everything before the change is committed
+  const auto catalog = iceberg::open_catalog(catalog_options());
+  const auto& database = binberg::testing::stack().mariadb().database;
+  const auto position_of = [&](const std::string& table) {
+    const iceberg::LoadedTable loaded = catalog->load_table(iceberg::TableIdentifier{database, table});
+    return SourcePosition::from_summary(loaded.metadata.current_snapshot()->summary).value().to_string();
+  };
+  const std::string before = position_of(accounts);
+  db_.execute(fmt::format("ALTER TABLE {} ADD COLUMN extra INT NULL", accounts));
+  gen("--events 300 --seed 7 --multi-table-share 0");
+  // Streaming, it stops at the first changed row; restarted, it refuses the changed table at start.
+  const std::string messages[] = {
+      "table " + database + "." + accounts + ": its schema changed in the binlog",
+      "its schema differs from what source table " + database + "." + accounts + " maps to"};
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(run == 0 ? "first run" : "after a restart");
+    EXPECT_EQ(wait_for_exit(60s), 1) << "replicate did not stop on the schema change";
+    EXPECT_FALSE(wait_for_log(messages[run]).empty()) << "no error naming the table";
+    EXPECT_EQ(position_of(accounts), before) << "a transaction past the schema change was committed";
+    if (run == 0) {
+      std::filesystem::remove(dir_.path() / "replicate.log");
+      start_replicate();
+    }
+  }
 }
 
 // The acceptance run of path A: a 100k-event generated workload (60/30/10 insert/update/delete,
