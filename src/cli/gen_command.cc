@@ -87,6 +87,9 @@ int run_gen(GenArgs args) {
 
   if (args.server.user.empty()) throw ConfigError("gen: --user is required (or use --dry-run)");
   if (args.server.database.empty()) throw ConfigError("gen: --database is required (or use --dry-run)");
+  if (!args.password_env.empty() && !args.password_file.empty()) {
+    throw ConfigError("gen: give --password-env or --password-file, not both");
+  }
   if (!args.password_env.empty()) args.server.password = secret_from_env(args.password_env);
   if (!args.password_file.empty()) args.server.password = secret_from_file(args.password_file);
   mysql::Connection connection = mysql::Connection::open(args.server);

@@ -249,8 +249,9 @@ void Replicator::apply(const SourceTransaction& txn) {
 
 // Prepares every writer, then moves all their tables in one catalog transaction: the atomic
 // visibility invariant (a commit is seen in every table it touches, or in none).
-void Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
-                                const std::vector<std::map<std::string, std::string>>& summaries) {
+std::chrono::milliseconds Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writers,
+                                                     const std::string& commit_id,
+                                                     const std::vector<std::map<std::string, std::string>>& summaries) {
   const auto started = Clock::now();
   std::vector<iceberg::PreparedCommit> prepared;
   for (std::size_t i = 0; i < writers.size(); ++i) {
@@ -258,7 +259,8 @@ void Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writer
   }
   failpoint::hit("pipeline.before_commit");
   iceberg::commit_tables(catalog_, writers, prepared);
-  metrics_.commit_duration.observe(std::chrono::duration<double>(Clock::now() - started).count());
+  const auto duration = Clock::now() - started;
+  metrics_.commit_duration.observe(std::chrono::duration<double>(duration).count());
   for (const iceberg::PreparedCommit& commit : prepared) {
     metrics_.bytes_written.add(static_cast<double>(commit.stats.bytes_written));
   }
@@ -266,6 +268,7 @@ void Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writer
   if (metrics_.last_commit_time.value() > 0) metrics_.commit_interval.set(now_s - metrics_.last_commit_time.value());
   metrics_.last_commit_time.set(now_s);
   metrics_.commits.add();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(duration);
 }
 
 void Replicator::commit(const SourcePosition& position, bool all_tables) {
@@ -282,11 +285,10 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
   }
   if (writers.empty()) return;
   failpoint::hit("pipeline.before_prepare");
-  const auto started = Clock::now();
-  commit_writers(writers, fmt::format("{}:{}", position.binlog.file, position.binlog.offset),
-                 std::vector(writers.size(), position.to_summary()));
+  stats_.last_commit_ms = commit_writers(writers, fmt::format("{}:{}", position.binlog.file, position.binlog.offset),
+                                         std::vector(writers.size(), position.to_summary()))
+                              .count();
   failpoint::hit("pipeline.after_commit");
-  stats_.last_commit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   metrics_.commit_events.observe(static_cast<double>(pending_events_));
   for (Table* table : committed) {
     table->position = position;

@@ -96,9 +96,10 @@ class Replicator {
   void snapshot(const std::vector<Table*>& tables);
   void apply(const SourceTransaction& txn);
   void commit(const SourcePosition& position, bool all_tables);
-  // SUMMARIES: one per writer.
-  void commit_writers(const std::vector<iceberg::TableWriter*>& writers, const std::string& commit_id,
-                      const std::vector<std::map<std::string, std::string>>& summaries);
+  // SUMMARIES: one per writer. Returns the time the prepare and catalog transaction took.
+  std::chrono::milliseconds commit_writers(const std::vector<iceberg::TableWriter*>& writers,
+                                           const std::string& commit_id,
+                                           const std::vector<std::map<std::string, std::string>>& summaries);
   Table* find_table(const std::string& database, const std::string& table);
 
   ReplicatorOptions options_;
