@@ -3,7 +3,6 @@
 #include "core/error.h"
 
 namespace binberg::iceberg {
-namespace {
 
 bool is_valid_promotion(const Type& from, const Type& to) {
   if (from == to) return true;
@@ -12,6 +11,8 @@ bool is_valid_promotion(const Type& from, const Type& to) {
   return from.kind() == TypeKind::kDecimal && to.kind() == TypeKind::kDecimal &&
          from.decimal_scale() == to.decimal_scale() && to.decimal_precision() >= from.decimal_precision();
 }
+
+namespace {
 
 void validate_field(const Schema& current, const Schema& next, const NestedField& field, bool parent_is_new,
                     std::int32_t last_column_id) {

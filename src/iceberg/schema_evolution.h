@@ -8,6 +8,10 @@
 
 namespace binberg::iceberg {
 
+// True when a column of type FROM may become TO: equal, int->long, float->double, or
+// decimal(P,S)->decimal(P',S) with P' >= P.
+bool is_valid_promotion(const Type& from, const Type& to);
+
 // Throws Error naming the offending field unless NEXT evolves CURRENT validly:
 //  - a field id of NEXT absent from CURRENT is new and must be above LAST_COLUMN_ID (ids are never
 //    reused, so old data files never bind to a different column);

@@ -90,7 +90,7 @@ TableWriter::TableWriter(LoadedTable table, WriteMode mode, TableWriterOptions o
   if (mode_ == WriteMode::kUpsert) rebuild_index();
 }
 
-void TableWriter::rebuild_index() {
+void TableWriter::locate_key_columns() {
   const Schema& schema = table_.metadata.current_schema();
   const auto& ids = schema.identifier_field_ids();
   if (ids.empty()) {
@@ -110,7 +110,34 @@ void TableWriter::rebuild_index() {
     fail("table {}: identifier fields must be top-level columns", table_.id.to_string());
   }
   key_schema_.emplace(0, std::move(key_fields));
+}
 
+void TableWriter::evolve_schema(const Schema& schema, const std::map<std::string, std::string>& properties) {
+  check_usable();
+  if (!pending_rows_.empty() || !deleted_committed_.empty()) {
+    fail("table {}: the schema can only change between commits", table_.id.to_string());
+  }
+  TableMetadata next = table_.metadata;
+  const Schema& current = next.current_schema();
+  if (mode_ == WriteMode::kUpsert) {
+    // The index holds encoded keys: the key's fields and types must stay as they are.
+    const auto key_types = [](const Schema& s) {
+      std::vector<std::string> types;
+      for (std::int32_t id : s.identifier_field_ids()) types.push_back(s.find_field(id)->type->to_string());
+      return types;
+    };
+    if (schema.identifier_field_ids() != current.identifier_field_ids() || key_types(schema) != key_types(current)) {
+      fail("table {}: a schema change may not change the identifier fields", table_.id.to_string());
+    }
+  }
+  next.set_current_schema(next.add_schema(schema));
+  for (const auto& [key, value] : properties) next.properties[key] = value;
+  table_.metadata = std::move(next);
+  if (mode_ == WriteMode::kUpsert) locate_key_columns();
+}
+
+void TableWriter::rebuild_index() {
+  locate_key_columns();
   index_ = PrimaryKeyIndex();
   const ScanPlan plan = plan_scan(table_.metadata);
   for (const LiveFile& file : plan.delete_files) {

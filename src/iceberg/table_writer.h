@@ -73,6 +73,11 @@ class TableWriter {
   void remove(const Row& row);
   void append(Row row);
 
+  // Makes SCHEMA (a valid evolution of the current schema, see validate_schema_evolution) the
+  // schema of the rows buffered from now on and of the next commit, which also sets PROPERTIES.
+  // Needs an empty batch. Nothing is visible before that commit.
+  void evolve_schema(const Schema& schema, const std::map<std::string, std::string>& properties);
+
   std::size_t pending_changes() const { return pending_changes_; }
   std::int64_t absent_key_deletes() const { return absent_key_deletes_; }
 
@@ -97,6 +102,7 @@ class TableWriter {
   };
 
   void rebuild_index();
+  void locate_key_columns();
   std::string key_of(const Row& row) const;
   void delete_committed_row(const std::string& key);
   void check_usable() const;

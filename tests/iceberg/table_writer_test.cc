@@ -16,6 +16,7 @@ using test_tables::canonical_rows;
 using test_tables::ChangeGenerator;
 using test_tables::keyed_row;
 using test_tables::keyed_schema;
+using test_tables::tool_rows;
 
 constexpr std::int64_t kNow = 1'750'000'000'000;
 
@@ -96,6 +97,59 @@ TEST_F(TableWriterTest, RowsReplacedWithinABatchAreNotWritten) {
   EXPECT_EQ(prepared.stats.deleted_rows, 0);
   commit_tables(*catalog_, {&writer}, {prepared});
   expect_all_readers_see("hot", {keyed_row(1, 50)});
+}
+
+// Schema evolution between commits: a renamed column keeps its field id, an added one reads null
+// in rows written before it, a dropped one disappears, a widened decimal reads as the wider type;
+// the primary-key index survives, so upserts still replace the old rows, and every reader agrees.
+TEST_F(TableWriterTest, EvolvedSchemaKeepsTheIndexAndEveryReaderAgrees) {
+  TableWriter writer(create("evolving"), WriteMode::kUpsert);
+  for (std::int64_t id = 1; id <= 20; ++id) writer.upsert(keyed_row(id, 1));
+  commit(writer, "before");
+  const Schema evolved(0,
+                       {NestedField{1, "id", true, long_type(), std::nullopt},
+                        NestedField{2, "title", false, string_type(), std::nullopt},
+                        NestedField{8, "tier", false, int_type(), std::nullopt},
+                        NestedField{3, "amount", false, decimal_type(16, 2), std::nullopt},
+                        NestedField{4, "day", false, date_type(), std::nullopt},
+                        NestedField{5, "updated_at", false, timestamptz_type(), std::nullopt},
+                        NestedField{6, "score", false, double_type(), std::nullopt}},
+                       {1});
+  writer.evolve_schema(evolved, {{"binberg.note", "evolved"}});
+  const auto evolved_row = [](std::int64_t id, std::uint64_t version, std::optional<std::int32_t> tier) {
+    Row row = keyed_row(id, version);
+    row.pop_back();  // payload dropped
+    row.insert(row.begin() + 2, tier ? Literal{*tier} : Literal{std::monostate{}});
+    return row;
+  };
+  for (std::int64_t id = 1; id <= 5; ++id) writer.upsert(evolved_row(id, 2, static_cast<std::int32_t>(id)));
+  writer.remove(evolved_row(6, 1, std::nullopt));
+  commit(writer, "after");
+  const LoadedTable table = catalog_->load_table(TableIdentifier{"db", "evolving"});
+  EXPECT_EQ(table.metadata.current_schema().find_field("title")->id, 2);
+  EXPECT_EQ(table.metadata.last_column_id, 8);
+  EXPECT_EQ(table.metadata.properties.at("binberg.note"), "evolved");
+  EXPECT_EQ(table.metadata.current_snapshot()->schema_id, table.metadata.current_schema_id);
+  std::vector<Row> expected;
+  for (std::int64_t id = 1; id <= 20; ++id) {
+    if (id == 6) continue;
+    expected.push_back(id <= 5 ? evolved_row(id, 2, static_cast<std::int32_t>(id)) : evolved_row(id, 1, std::nullopt));
+  }
+  const auto want = canonical_rows(evolved, expected);
+  EXPECT_EQ(canonical_rows(evolved, read_table_rows(table.metadata)), want) << "binberg reader";
+  EXPECT_EQ(tool_rows(fmt::format("rows pyiceberg '{}' '{}' db.evolving", options_.uri, options_.warehouse)), want)
+      << "pyiceberg";
+  EXPECT_EQ(tool_rows(fmt::format("rows duckdb '{}'", table.metadata_location)), want) << "duckdb";
+  TableWriter reopened(catalog_->load_table(TableIdentifier{"db", "evolving"}), WriteMode::kUpsert);
+  EXPECT_EQ(reopened.index().size(), 19U);
+  // The key's fields and types cannot change; nor can a batch be pending.
+  writer.upsert(evolved_row(7, 3, 1));
+  EXPECT_THROW(writer.evolve_schema(evolved, {}), Error);
+  const Schema rekeyed(0,
+                       {NestedField{1, "id", true, long_type(), std::nullopt},
+                        NestedField{2, "title", true, string_type(), std::nullopt}},
+                       {1, 2});
+  EXPECT_THROW(reopened.evolve_schema(rekeyed, {}), Error);
 }
 
 TEST_F(TableWriterTest, PartitionedTableAgreesWithPyicebergAndDuckdb) {
