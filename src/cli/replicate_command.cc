@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -23,7 +25,7 @@ std::atomic<bool> stop_requested{false};
 
 void request_stop(int) { stop_requested.store(true); }
 
-int run_replicate(const std::string& config_path) {
+int run_replicate(const std::string& config_path, const std::vector<std::string>& accepted_schema_changes) {
   const pipeline::Config config = pipeline::load_config(config_path);
   mysql::Connection connection = mysql::Connection::open(config.source);
   std::vector<pipeline::CapturedTable> tables = pipeline::resolve_tables(connection, config.capture);
@@ -40,6 +42,7 @@ int run_replicate(const std::string& config_path) {
   }
   pipeline::ReplicatorOptions options = pipeline::replicator_options(config, std::move(tables));
   options.metrics = &registry;
+  options.accepted_schema_changes = accepted_schema_changes;
   pipeline::Replicator replicator(std::move(options), *catalog);
 
   std::signal(SIGTERM, request_stop);
@@ -57,7 +60,11 @@ Command add_replicate_command(CLI::App& app) {
   auto* command = app.add_subcommand("replicate", "Replicate MySQL/MariaDB tables into Iceberg tables (path A)");
   auto config = std::make_shared<std::string>();
   command->add_option("-c,--config", *config, "configuration file (TOML, see docs/configuration.md)")->required();
-  return Command{command, [config] { return run_replicate(*config); }};
+  auto accepted = std::make_shared<std::vector<std::string>>();
+  command->add_option("--accept-schema-change", *accepted,
+                      "apply a schema change the policy refused (its GTID, or file:pos), keeping the Iceberg column "
+                      "types where the new values fit (docs/schema-evolution.md); repeatable");
+  return Command{command, [config, accepted] { return run_replicate(*config, *accepted); }};
 }
 
 }  // namespace binberg::cli

@@ -11,6 +11,7 @@
 #include "iceberg/canonical_row.h"
 #include "iceberg/table_scan.h"
 #include "mysql/charset.h"
+#include "mysql/ddl_statement.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/transaction_reader.h"
 #include "pipeline/table_mapping.h"
@@ -92,6 +93,13 @@ mysql::StreamOptions stream_from(const ReconcileOptions& options, const mysql::B
 }
 
 // Reads whole transactions from FROM while they end at or before UNTIL; VISIT returns false to stop.
+// True when the DDL statement CHANGE alters or replaces TABLE.
+bool changes_table(const SchemaChange& change, const CapturedTable& table) {
+  const mysql::DdlStatement ddl = mysql::parse_ddl(change.statement, change.database);
+  return std::any_of(ddl.tables.begin(), ddl.tables.end(),
+                     [&](const mysql::DdlTable& t) { return t.database == table.database && t.table == table.table; });
+}
+
 void read_binlog(const ReconcileOptions& options, const mysql::CharsetNames& charsets,
                  const mysql::BinlogPosition& from, const mysql::BinlogPosition& until,
                  const std::function<bool(const SourceTransaction&)>& visit) {
@@ -240,15 +248,10 @@ ReconcileReport reconcile(const ReconcileOptions& options, iceberg::Catalog& cat
 
     // The source, in one consistent snapshot at P.
     auto source = mysql::TableSnapshot::open(options.source, options.table.database, options.table.table);
-    const iceberg::Schema schema = current_state_schema(*source.schema());
-    const RowCollector collector(schema);
     report.source_position = SourcePosition{source.position().binlog, source.position().gtid};
-    SideRows source_rows;
-    for (auto chunk = source.next_chunk(); !chunk.empty(); chunk = source.next_chunk()) {
-      for (const ChangeEvent& event : chunk) collector.add(to_row(*event.schema, schema, *event.after), source_rows);
-    }
 
-    // The table, at the latest snapshot not after P, provided nothing between them touches it.
+    // The table, at the latest snapshot not after P, provided nothing between them touches it
+    // (neither rows nor the table's definition).
     const iceberg::LoadedTable table = catalog.load_table(options.state_table);
     const iceberg::Snapshot* snapshot = snapshot_at_or_before(table, report.source_position);
     bool consistent = snapshot != nullptr;
@@ -257,7 +260,8 @@ ReconcileReport reconcile(const ReconcileOptions& options, iceberg::Catalog& cat
       read_binlog(options, charsets, report.table_position.binlog, report.source_position.binlog,
                   [&](const SourceTransaction& txn) {
                     const std::string name = options.table.qualified_name();
-                    consistent = std::find(txn.tables.begin(), txn.tables.end(), name) == txn.tables.end();
+                    consistent = std::find(txn.tables.begin(), txn.tables.end(), name) == txn.tables.end() &&
+                                 !(txn.schema_change && changes_table(*txn.schema_change, options.table));
                     return consistent;
                   });
     }
@@ -273,9 +277,23 @@ ReconcileReport reconcile(const ReconcileOptions& options, iceberg::Catalog& cat
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
     }
-    if (!schema_matches(table.metadata.current_schema(), schema)) {
-      fail("reconcile {}: table {} does not have the columns the source table maps to", report.source_table,
-           report.iceberg_table);
+    // Both sides in the table's schema as of S (columns by name; promoted types as the table has them).
+    const iceberg::Schema* snapshot_schema =
+        table.metadata.find_schema(snapshot->schema_id.value_or(table.metadata.current_schema_id));
+    if (snapshot_schema == nullptr)
+      fail("reconcile {}: snapshot {} has no schema", report.iceberg_table, snapshot->snapshot_id);
+    const iceberg::Schema& schema = *snapshot_schema;
+    std::optional<RowMapping> mapping;
+    try {
+      mapping.emplace(source.schema(), &schema, nullptr);
+    } catch (const Error& error) {
+      fail("reconcile {}: table {} does not have the columns of the source table: {}", report.source_table,
+           report.iceberg_table, error.what());
+    }
+    const RowCollector collector(schema);
+    SideRows source_rows;
+    for (auto chunk = source.next_chunk(); !chunk.empty(); chunk = source.next_chunk()) {
+      for (const ChangeEvent& event : chunk) collector.add(mapping->state_row(*event.after), source_rows);
     }
     report.snapshot_id = snapshot->snapshot_id;
     SideRows table_rows;

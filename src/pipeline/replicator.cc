@@ -8,11 +8,14 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/table_scan.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/charset.h"
+#include "mysql/ddl_statement.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/source_checks.h"
 #include "mysql/transaction_reader.h"
+#include "pipeline/schema_change.h"
 #include "pipeline/table_mapping.h"
 
 namespace binberg::pipeline {
@@ -34,14 +37,13 @@ std::optional<SourcePosition> committed_position(const iceberg::LoadedTable& tab
 
 struct Replicator::Table {
   CapturedTable source;
-  std::shared_ptr<const TableSchema> schema;  // the source schema the Iceberg tables were made for
-  iceberg::Schema state_schema{0, {}};        // mapped current-state schema (if keyed)
-  iceberg::Schema changelog_schema{0, {}};
+  // The source definition the Iceberg tables hold (recorded in their kSourceSchemaProperty).
+  std::shared_ptr<const TableSchema> schema;
   iceberg::TableIdentifier state_id, changelog_id;
   std::unique_ptr<iceberg::TableWriter> state;  // null without a primary key
   std::unique_ptr<iceberg::TableWriter> changelog;
-  std::optional<SourcePosition> position;              // what the tables hold; nullopt until snapshotted
-  const TableSchema* verified_event_schema = nullptr;  // last event schema found equal to `schema`
+  std::optional<SourcePosition> position;  // what the tables hold; nullopt until snapshotted
+  std::optional<RowMapping> mapping;       // for the last source schema seen (events share one)
   bool dirty = false;
   std::uint64_t snapshot_rows = 0;    // rows of the initial copy
   metrics::Counter* applied[3] = {};  // row events applied, by op: insert, update, delete
@@ -67,6 +69,15 @@ Replicator::Table* Replicator::find_table(const std::string& database, const std
   return nullptr;
 }
 
+const RowMapping& Replicator::mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema) {
+  if (!table.mapping || &table.mapping->source() != schema.get()) {
+    table.mapping.reset();
+    table.mapping.emplace(schema, table.state ? &table.state->table().metadata.current_schema() : nullptr,
+                          &table.changelog->table().metadata.current_schema());
+  }
+  return *table.mapping;
+}
+
 void Replicator::open_tables() {
   mysql::Connection connection = mysql::Connection::open(options_.source);
   mysql::require_cdc_ready(connection);
@@ -77,7 +88,8 @@ void Replicator::open_tables() {
     for (std::size_t op = 0; op < 3; ++op) {
       table->applied[op] = &metrics_.events.counter({captured.qualified_name(), kOps[op]});
     }
-    table->schema = mysql::load_table_schema(connection, captured.database, captured.table);
+    const std::shared_ptr<const TableSchema> now =
+        mysql::load_table_schema(connection, captured.database, captured.table);
     const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
     if (auto namespaces = catalog_.list_namespaces();
         std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
@@ -85,31 +97,44 @@ void Replicator::open_tables() {
     }
     table->state_id = iceberg::TableIdentifier{ns, captured.table};
     table->changelog_id = iceberg::TableIdentifier{ns, captured.table + options_.changelog_suffix};
-    table->changelog_schema = changelog_schema(*table->schema);
-    const bool keyed = !table->schema->primary_key.empty();
-    if (keyed) table->state_schema = current_state_schema(*table->schema);
 
+    // Existing tables say what they hold; new ones are made for the source table as it is now.
+    std::optional<iceberg::LoadedTable> changelog, state;
+    try {
+      changelog = catalog_.load_table(table->changelog_id);
+    } catch (const iceberg::NoSuchTable&) {
+    }
+    if (changelog) {
+      const auto& properties = changelog->metadata.properties;
+      if (auto it = properties.find(kSourceSchemaProperty); it != properties.end()) {
+        try {
+          table->schema = table_schema_from_json(nlohmann::json::parse(it->second));
+        } catch (const std::exception& error) {
+          fail("table {}: property {}: {}", table->changelog_id.to_string(), kSourceSchemaProperty, error.what());
+        }
+      } else {
+        table->schema = now;  // written before binberg recorded it: must match the source as it is
+      }
+    } else {
+      table->schema = now;
+    }
+    const bool keyed = !table->schema->primary_key.empty();
+    const std::map<std::string, std::string> properties = {
+        {kSourceSchemaProperty, table_schema_to_json(*table->schema).dump()}};
     const auto load_or_create = [&](const iceberg::TableIdentifier& id, const iceberg::Schema& schema) {
       try {
-        iceberg::LoadedTable loaded = catalog_.load_table(id);
-        if (!schema_matches(loaded.metadata.current_schema(), schema)) {
-          fail(
-              "table {}: its schema differs from what source table {} maps to; schema changes made while binberg "
-              "was not running are not applied automatically",
-              id.to_string(), captured.qualified_name());
-        }
-        return loaded;
+        return catalog_.load_table(id);
       } catch (const iceberg::NoSuchTable&) {
         spdlog::info("creating Iceberg table {} for {}", id.to_string(), captured.qualified_name());
         return catalog_.create_table(id, schema, iceberg::PartitionSpec::unpartitioned(),
-                                     iceberg::SortOrder::unsorted(), {});
+                                     iceberg::SortOrder::unsorted(), properties);
       }
     };
-    iceberg::LoadedTable changelog = load_or_create(table->changelog_id, table->changelog_schema);
-    std::optional<SourcePosition> position = committed_position(changelog);
+    if (!changelog) changelog = load_or_create(table->changelog_id, changelog_schema(*table->schema));
+    std::optional<SourcePosition> position = committed_position(*changelog);
     if (keyed) {
-      iceberg::LoadedTable state = load_or_create(table->state_id, table->state_schema);
-      const std::optional<SourcePosition> state_position = committed_position(state);
+      state = load_or_create(table->state_id, current_state_schema(*table->schema));
+      const std::optional<SourcePosition> state_position = committed_position(*state);
       // Both tables of a source table always commit together, so their positions agree.
       if (state_position.has_value() != position.has_value() ||
           (position && compare_binlog(position->binlog, state_position->binlog) != 0)) {
@@ -118,13 +143,21 @@ void Replicator::open_tables() {
              state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
       }
       table->state =
-          std::make_unique<iceberg::TableWriter>(std::move(state), iceberg::WriteMode::kUpsert, options_.writer);
+          std::make_unique<iceberg::TableWriter>(std::move(*state), iceberg::WriteMode::kUpsert, options_.writer);
     } else {
       spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
                    table->changelog_id.to_string());
     }
     table->changelog =
-        std::make_unique<iceberg::TableWriter>(std::move(changelog), iceberg::WriteMode::kAppend, options_.writer);
+        std::make_unique<iceberg::TableWriter>(std::move(*changelog), iceberg::WriteMode::kAppend, options_.writer);
+    try {
+      mapping_for(*table, table->schema);
+    } catch (const Error& error) {
+      fail(
+          "table {}: the Iceberg tables do not hold what source table {} maps to ({}); schema changes made while "
+          "binberg was not reading the binlog are not applied automatically",
+          table->changelog_id.to_string(), captured.qualified_name(), error.what());
+    }
     table->position = position;
     if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
     tables_.push_back(std::move(table));
@@ -148,8 +181,11 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
   }
   auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    if (!schema_matches(changelog_schema(*source.schemas()[i]), tables[i]->changelog_schema)) {
-      fail("table {} changed while binberg opened it; restart binberg", tables[i]->source.qualified_name());
+    try {
+      mapping_for(*tables[i], source.schemas()[i]);
+    } catch (const Error& error) {
+      fail("table {} changed while binberg opened it ({}); restart binberg", tables[i]->source.qualified_name(),
+           error.what());
     }
   }
   const SourcePosition position{source.position().binlog, source.position().gtid};
@@ -162,8 +198,9 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
     table.snapshot_rows += chunk.size();
     metrics_.snapshot_rows.counter({table.source.qualified_name()}).add(static_cast<double>(chunk.size()));
     for (const ChangeEvent& event : chunk) {
-      if (table.state) table.state->upsert(to_row(*event.schema, table.state_schema, *event.after));
-      table.changelog->append(changelog_row(table.changelog_schema, event));
+      const RowMapping& mapping = mapping_for(table, event.schema);
+      if (table.state) table.state->upsert(mapping.state_row(*event.after));
+      table.changelog->append(mapping.changelog_row(event));
     }
     stats_.snapshot_rows += chunk.size();
     if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
@@ -205,14 +242,14 @@ void Replicator::apply(const SourceTransaction& txn) {
     if (table == nullptr) continue;
     captured = true;
     if (table->position && table->position->contains(txn)) continue;  // the table has it already
-    if (event.schema.get() != table->verified_event_schema) {
-      if (!schema_matches(changelog_schema(*event.schema), table->changelog_schema)) {
-        fail(
-            "table {}: its schema changed in the binlog at {} (transaction {}); binberg stops here so nothing is "
-            "lost — evolve the Iceberg tables, then restart",
-            table->source.qualified_name(), txn.file + ":" + std::to_string(txn.end_pos), txn.gtid);
-      }
-      table->verified_event_schema = event.schema.get();
+    const RowMapping* mapping = nullptr;
+    try {
+      mapping = &mapping_for(*table, event.schema);
+    } catch (const Error& error) {
+      fail(
+          "table {}: its rows at {} (transaction {}) do not fit the Iceberg tables ({}); the table changed without a "
+          "schema change binberg saw. binberg stops here so nothing is lost",
+          table->source.qualified_name(), txn.file + ":" + std::to_string(txn.end_pos), txn.gtid, error.what());
     }
     table->applied[event.op == Op::kUpdate ? 1 : event.op == Op::kDelete ? 2 : 0]->add();
     if (table->state) {
@@ -220,20 +257,20 @@ void Replicator::apply(const SourceTransaction& txn) {
       switch (event.op) {
         case Op::kCreate:
         case Op::kSnapshot:
-          table->state->upsert(to_row(schema, table->state_schema, *event.after));
+          table->state->upsert(mapping->state_row(*event.after));
           break;
         case Op::kUpdate:
           if (primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
-            table->state->remove(to_row(schema, table->state_schema, *event.before));
+            table->state->remove(mapping->state_row(*event.before));
           }
-          table->state->upsert(to_row(schema, table->state_schema, *event.after));
+          table->state->upsert(mapping->state_row(*event.after));
           break;
         case Op::kDelete:
-          table->state->remove(to_row(schema, table->state_schema, *event.before));
+          table->state->remove(mapping->state_row(*event.before));
           break;
       }
     }
-    table->changelog->append(changelog_row(table->changelog_schema, event));
+    table->changelog->append(mapping->changelog_row(event));
     table->dirty = true;
     applied = true;
     ++stats_.events;
@@ -245,6 +282,113 @@ void Replicator::apply(const SourceTransaction& txn) {
   }
   if (applied) pending_source_commit_ms_ = txn.commit_ts_ms;
   metrics_.pending_events.set(static_cast<double>(pending_events_));
+}
+
+// A DDL statement on captured tables (schema_change.h has the policy). It commits what is pending
+// first, then evolves the tables' schemas — and fills added columns of existing rows — in one
+// commit at AFTER, the position after the statement: the new schema is in exactly the snapshots
+// that hold the statement, and a restart before that commit meets the statement again.
+void Replicator::apply_schema_change(const SourceTransaction& txn, const SourcePosition& before,
+                                     const SourcePosition& after) {
+  const SchemaChange& change = *txn.schema_change;
+  const std::string where = fmt::format("{}:{} (transaction {})", txn.file, txn.end_pos, txn.gtid);
+  mysql::DdlStatement ddl;
+  try {
+    ddl = mysql::parse_ddl(change.statement, change.database);
+  } catch (const Error& error) {
+    fail("binlog {}: {}", where, error.what());
+  }
+  std::vector<Table*> targets;
+  for (const mysql::DdlTable& named : ddl.tables) {
+    Table* table = find_table(named.database, named.table);
+    if (table == nullptr || (table->position && table->position->contains(txn))) continue;
+    if (std::find(targets.begin(), targets.end(), table) == targets.end()) targets.push_back(table);
+  }
+  if (targets.empty()) return;
+  const auto stop = [&](const Table& table, const std::string& why) {
+    fail(
+        "table {}: schema change at {} refused: {}. binberg stops before it, so nothing is lost; the tables stay at "
+        "{}. Statement: {}",
+        table.source.qualified_name(), where, why, table.position ? table.position->to_string() : "none",
+        change.statement.substr(0, 300));
+  };
+  if (ddl.kind != mysql::DdlStatement::Kind::kAlterTable) {
+    stop(*targets.front(),
+         "it drops, renames, truncates or re-creates a captured table, which binberg does not "
+         "replicate; stop capturing the table or start it afresh");
+  }
+  Table& table = *targets.front();
+  commit(before, false);  // rows before the statement are committed under the old schema
+
+  const bool accepted = std::find(options_.accepted_schema_changes.begin(), options_.accepted_schema_changes.end(),
+                                  txn.gtid.empty() ? txn.file + ":" + std::to_string(txn.end_pos) : txn.gtid) !=
+                        options_.accepted_schema_changes.end();
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  const std::shared_ptr<const TableSchema> now =
+      mysql::load_table_schema(connection, table.source.database, table.source.table);
+  SchemaChangeInput input;
+  input.statement = &ddl;
+  input.before = table.schema.get();
+  input.now = now.get();
+  if (table.state) {
+    input.state = &table.state->table().metadata.current_schema();
+    input.state_last_column_id = table.state->table().metadata.last_column_id;
+  }
+  input.changelog = &table.changelog->table().metadata.current_schema();
+  input.changelog_last_column_id = table.changelog->table().metadata.last_column_id;
+  input.accepted = accepted;
+  SchemaChangePlan plan;
+  try {
+    plan = plan_schema_change(input);
+  } catch (const Error& error) {
+    stop(table, error.what());
+  }
+  if (accepted)
+    spdlog::warn("table {}: applying schema change at {} as accepted by the operator", table.source.qualified_name(),
+                 where);
+  if (plan.changes_tables) {
+    const std::map<std::string, std::string> properties = {
+        {kSourceSchemaProperty, table_schema_to_json(*plan.source).dump()}};
+    if (table.state) table.state->evolve_schema(*plan.state, properties);
+    table.changelog->evolve_schema(plan.changelog, properties);
+    table.schema = plan.source;
+    table.mapping.reset();
+    const std::size_t filled = table.state && !plan.existing_rows.empty() ? fill_added_columns(table, plan) : 0;
+    spdlog::info("table {}: schema change at {} applied{}", table.source.qualified_name(), where,
+                 filled == 0 ? "" : fmt::format("; {} existing rows given the added columns' values", filled));
+  }
+  std::vector<iceberg::TableWriter*> writers;
+  if (table.state) writers.push_back(table.state.get());
+  writers.push_back(table.changelog.get());
+  failpoint::hit("pipeline.before_schema_commit");
+  commit_writers(writers, fmt::format("schema:{}:{}", txn.file, txn.end_pos),
+                 std::vector(writers.size(), after.to_summary()));
+  table.position = after;
+  table.dirty = false;
+  table.last_commit = Clock::now();
+  ++stats_.commits;
+}
+
+// Gives every row of the current-state table the values PLAN gives its added columns; returns how
+// many rows. The rows are read in the evolved schema (files by field id, promoted types, added
+// columns null), so they need only the added values.
+std::size_t Replicator::fill_added_columns(Table& table, const SchemaChangePlan& plan) {
+  const iceberg::Schema& schema = table.state->table().metadata.current_schema();
+  std::vector<std::pair<std::size_t, iceberg::Literal>> added;
+  for (const auto& [name, value] : plan.existing_rows) {
+    for (std::size_t f = 0; f < schema.fields().size(); ++f) {
+      if (schema.fields()[f].name != name) continue;
+      added.emplace_back(
+          f, to_literal(plan.source->columns[*plan.source->column_index(name)], *schema.fields()[f].type, value));
+    }
+  }
+  std::vector<iceberg::Row> rows = iceberg::read_table_rows(table.state->table().metadata);
+  for (iceberg::Row& row : rows) {
+    for (const auto& [f, literal] : added) row[f] = literal;
+    table.state->upsert(std::move(row));
+  }
+  table.dirty = true;
+  return rows.size();
 }
 
 // Prepares every writer, then moves all their tables in one catalog transaction: the atomic
@@ -339,12 +483,15 @@ void Replicator::run(const std::function<bool()>& stop) {
     std::optional<SourceTransaction> txn = reader.next();
     if (!txn && pending_events_ == 0) metrics_.source_lag.set(0);  // idle and caught up
     if (txn) {
-      apply(*txn);
-      read_position.binlog = reader.position();
+      SourcePosition after = read_position;
+      after.binlog = reader.position();
       if (!txn->gtid.empty()) {
         const mysql::Gtid gtid = mysql::Gtid::parse(txn->gtid);
-        if (!read_position.gtid.contains(gtid)) read_position.gtid.advance(gtid);
+        if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
       }
+      if (txn->schema_change) apply_schema_change(*txn, read_position, after);
+      apply(*txn);  // DDL carries no rows of captured tables; this counts it
+      read_position = std::move(after);
     }
     const bool due = pending_events_ >= options_.commit.max_events ||
                      (pending_events_ > 0 && Clock::now() - last_commit >= options_.commit.interval);

@@ -34,7 +34,9 @@
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
 #include "pipeline/replicator_metrics.h"
+#include "pipeline/schema_change.h"
 #include "pipeline/source_position.h"
+#include "pipeline/table_mapping.h"
 
 namespace binberg::pipeline {
 
@@ -64,6 +66,9 @@ struct ReplicatorOptions {
   std::size_t snapshot_chunk_rows = 10'000;
   std::chrono::milliseconds heartbeat{250};
   metrics::Registry* metrics = nullptr;  // where to export metrics (none: kept internally)
+  // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
+  // GTID (or binlog file:pos without GTIDs).
+  std::vector<std::string> accepted_schema_changes;
 };
 
 struct ReplicatorStats {
@@ -95,6 +100,10 @@ class Replicator {
   void open_tables();
   void snapshot(const std::vector<Table*>& tables);
   void apply(const SourceTransaction& txn);
+  void apply_schema_change(const SourceTransaction& txn, const SourcePosition& before, const SourcePosition& after);
+  std::size_t fill_added_columns(Table& table, const SchemaChangePlan& plan);
+  // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
+  const RowMapping& mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema);
   void commit(const SourcePosition& position, bool all_tables);
   // SUMMARIES: one per writer. Returns the time the prepare and catalog transaction took.
   std::chrono::milliseconds commit_writers(const std::vector<iceberg::TableWriter*>& writers,

@@ -1,11 +1,13 @@
 #include "pipeline/table_mapping.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "core/error.h"
+#include "iceberg/schema_evolution.h"
 
 namespace binberg::pipeline {
 namespace {
@@ -128,6 +130,7 @@ iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, con
       return iceberg::Decimal{static_cast<iceberg::Int128>(*u)};
   } else if (const auto* f = std::get_if<float>(&value)) {
     if (kind == TypeKind::kFloat) return *f;
+    if (kind == TypeKind::kDouble) return static_cast<double>(*f);  // exact: every float is a double
   } else if (const auto* d = std::get_if<double>(&value)) {
     if (kind == TypeKind::kDouble) return *d;
   } else if (const auto* decimal = std::get_if<Decimal>(&value)) {
@@ -147,18 +150,6 @@ iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, con
     if (kind == TypeKind::kTimestamptz) return timestamp->micros;
   }
   fail("column {}: a {} value cannot be stored as {}", what, to_display_string(value), type.to_string());
-}
-
-iceberg::Row to_row(const TableSchema& table, const iceberg::Schema& schema, const RowImage& image) {
-  if (image.size() != table.columns.size()) {
-    fail("table {}: a row image of {} values for {} columns", table.qualified_name(), image.size(),
-         table.columns.size());
-  }
-  iceberg::Row row(schema.fields().size());
-  for (std::size_t i = 0; i < image.size(); ++i) {
-    row[i] = to_literal(table.columns[i], *schema.fields()[i].type, image[i]);
-  }
-  return row;
 }
 
 iceberg::Schema changelog_schema(const TableSchema& table) {
@@ -187,7 +178,7 @@ iceberg::Schema changelog_schema(const TableSchema& table) {
   }
   for (std::int32_t i = 0; i < columns; ++i) {
     const Column& column = table.columns[static_cast<std::size_t>(i)];
-    const std::string name = "_before_" + column.name;
+    const std::string name = std::string(kBeforeImagePrefix) + column.name;
     if (table.column_index(name)) {
       throw ConfigError(fmt::format("table {} column {}: the name is taken by the changelog's before image of {}",
                                     table.qualified_name(), name, column.name));
@@ -197,14 +188,99 @@ iceberg::Schema changelog_schema(const TableSchema& table) {
   return iceberg::Schema(0, std::move(fields));
 }
 
-iceberg::Row changelog_row(const iceberg::Schema& schema, const ChangeEvent& event) {
-  const TableSchema& table = *event.schema;
-  const std::size_t columns = table.columns.size();
-  if (schema.fields().size() != kChangelogMetadataColumns + 2 * columns) {
-    fail("table {}: the changelog has {} columns, the event's table {}", table.qualified_name(), schema.fields().size(),
-         columns);
+RowMapping::RowMapping(std::shared_ptr<const TableSchema> source, const iceberg::Schema* state,
+                       const iceberg::Schema* changelog)
+    : source_(std::move(source)) {
+  const TableSchema& table = *source_;
+  // The slot of the field named NAME for COLUMN, checked; nullopt leaves the field unfed.
+  const auto slot = [&](const iceberg::NestedField& field, std::size_t c, const char* which) {
+    const Column& column = table.columns[c];
+    const iceberg::TypePtr type = iceberg_type(table, column);
+    if (!iceberg::is_valid_promotion(*type, *field.type)) {
+      fail("table {} column {}: the {} table's field {} is {}, the source column maps to {}", table.qualified_name(),
+           column.name, which, field.name, field.type->to_string(), type->to_string());
+    }
+    const bool is_key = std::find(table.primary_key.begin(), table.primary_key.end(), c) != table.primary_key.end();
+    if (field.required && column.nullable && !is_key) {
+      fail("table {} column {}: nullable at the source, required in the {} table", table.qualified_name(), column.name,
+           which);
+    }
+    return Slot{c, field.type};
+  };
+  if (state != nullptr) {
+    std::vector<bool> fed(table.columns.size());
+    for (const iceberg::NestedField& field : state->fields()) {
+      const std::optional<std::size_t> c = table.column_index(field.name);
+      if (!c) {
+        fail("table {}: the current-state table has column {} that the source table does not", table.qualified_name(),
+             field.name);
+      }
+      state_.push_back(slot(field, *c, "current-state"));
+      fed[*c] = true;
+    }
+    for (std::size_t c = 0; c < fed.size(); ++c) {
+      if (!fed[c])
+        fail("table {} column {}: the current-state table has no such column", table.qualified_name(),
+             table.columns[c].name);
+    }
+    std::vector<std::string> keys, source_keys;
+    for (std::int32_t id : state->identifier_field_ids()) keys.push_back(state->find_field(id)->name);
+    for (std::size_t c : table.primary_key) source_keys.push_back(table.columns[c].name);
+    if (keys != source_keys) {
+      fail("table {}: the primary key ({}) is not the current-state table's identifier fields ({})",
+           table.qualified_name(), fmt::join(source_keys, ", "), fmt::join(keys, ", "));
+    }
   }
-  iceberg::Row row(schema.fields().size());
+  if (changelog != nullptr) {
+    const auto& fields = changelog->fields();
+    if (fields.size() < kChangelogMetadataColumns || fields[0].name != "_event_id" || fields[1].name != "_op") {
+      fail("table {}: the changelog table does not start with binberg's metadata columns", table.qualified_name());
+    }
+    changelog_after_.resize(fields.size());
+    changelog_before_.resize(fields.size());
+    std::vector<int> fed(table.columns.size());
+    for (std::size_t f = kChangelogMetadataColumns; f < fields.size(); ++f) {
+      const std::string& name = fields[f].name;
+      if (const auto c = table.column_index(name)) {
+        changelog_after_[f] = slot(fields[f], *c, "changelog");
+        fed[*c] += 1;
+      } else if (name.starts_with(kBeforeImagePrefix)) {
+        if (const auto b = table.column_index(name.substr(kBeforeImagePrefix.size()))) {
+          changelog_before_[f] = slot(fields[f], *b, "changelog");
+          fed[*b] += 2;
+        }
+      }
+    }
+    for (std::size_t c = 0; c < fed.size(); ++c) {
+      if (fed[c] != 3) {
+        fail("table {} column {}: the changelog table lacks its {}", table.qualified_name(), table.columns[c].name,
+             fed[c] == 1   ? "before image"
+             : fed[c] == 2 ? "after image"
+                           : "columns");
+      }
+    }
+  }
+}
+
+void RowMapping::check_image(const RowImage& image) const {
+  if (image.size() != source_->columns.size()) {
+    fail("table {}: a row image of {} values for {} columns", source_->qualified_name(), image.size(),
+         source_->columns.size());
+  }
+}
+
+iceberg::Row RowMapping::state_row(const RowImage& image) const {
+  check_image(image);
+  iceberg::Row row(state_.size());
+  for (std::size_t f = 0; f < state_.size(); ++f) {
+    const Slot& s = *state_[f];
+    row[f] = to_literal(source_->columns[s.column], *s.type, image[s.column]);
+  }
+  return row;
+}
+
+iceberg::Row RowMapping::changelog_row(const ChangeEvent& event) const {
+  iceberg::Row row(changelog_after_.size());
   row[0] = event.event_id;
   row[1] = std::string(1, static_cast<char>(event.op));
   if (!event.source.gtid.empty()) row[2] = event.source.gtid;
@@ -212,30 +288,16 @@ iceberg::Row changelog_row(const iceberg::Schema& schema, const ChangeEvent& eve
   row[4] = static_cast<std::int64_t>(event.source.end_pos);
   row[5] = static_cast<std::int32_t>(event.source.row_index);
   row[6] = event.source.commit_ts_ms * 1000;
-  const auto put = [&](const std::optional<RowImage>& image, std::size_t first) {
+  const auto put = [&](const std::optional<RowImage>& image, const Slots& slots) {
     if (!image) return;
-    if (image->size() != columns)
-      fail("table {}: a row image of {} values for {} columns", table.qualified_name(), image->size(), columns);
-    for (std::size_t c = 0; c < columns; ++c) {
-      row[first + c] = to_literal(table.columns[c], *schema.fields()[first + c].type, (*image)[c]);
+    check_image(*image);
+    for (std::size_t f = kChangelogMetadataColumns; f < slots.size(); ++f) {
+      if (const auto& s = slots[f]) row[f] = to_literal(source_->columns[s->column], *s->type, (*image)[s->column]);
     }
   };
-  put(event.after, kChangelogMetadataColumns);
-  put(event.before, kChangelogMetadataColumns + columns);
+  put(event.after, changelog_after_);
+  put(event.before, changelog_before_);
   return row;
-}
-
-bool schema_matches(const iceberg::Schema& schema, const iceberg::Schema& mapped) {
-  if (schema.fields().size() != mapped.fields().size()) return false;
-  for (std::size_t i = 0; i < schema.fields().size(); ++i) {
-    const auto& a = schema.fields()[i];
-    const auto& b = mapped.fields()[i];
-    if (a.name != b.name || a.required != b.required || a.type->to_string() != b.type->to_string()) return false;
-  }
-  std::vector<std::string> keys, mapped_keys;
-  for (std::int32_t id : schema.identifier_field_ids()) keys.push_back(schema.find_field(id)->name);
-  for (std::int32_t id : mapped.identifier_field_ids()) mapped_keys.push_back(mapped.find_field(id)->name);
-  return keys == mapped_keys;
 }
 
 }  // namespace binberg::pipeline

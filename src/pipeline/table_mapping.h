@@ -17,6 +17,9 @@
 //   CHAR, VARCHAR, TEXT, ENUM, SET, JSON            string
 //   BINARY, VARBINARY, BLOB, GEOMETRY               binary
 
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/change_event.h"
@@ -34,23 +37,51 @@ iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column);
 // required). Throws ConfigError for unsupported columns.
 iceberg::Schema current_state_schema(const TableSchema& table);
 
-// VALUE of COLUMN as the alternative of TYPE. Throws Error naming the column on a mismatch.
+// VALUE of COLUMN as the alternative of TYPE, which is COLUMN's Iceberg type or one Iceberg
+// promotes it to. Throws Error naming the column on a mismatch.
 iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, const Value& value);
-
-// IMAGE (one value per source column) as a row of SCHEMA, whose first fields are the columns.
-iceberg::Row to_row(const TableSchema& table, const iceberg::Schema& schema, const RowImage& image);
 
 // The changelog table (append-only history, one row per change event):
 //   _event_id string (required), _op string (required: r, c, u, d), _gtid string,
 //   _binlog_file string, _binlog_pos long, _row_index int, _commit_ts timestamptz,
 //   then every source column holding the after image, then _before_<column> for each column
 //   holding the before image. Throws ConfigError when a source column name collides.
+// Schema evolution may later add, rename and reorder columns; a column dropped at the source stays
+// (null from then on) so the history keeps it.
 iceberg::Schema changelog_schema(const TableSchema& table);
 inline constexpr std::size_t kChangelogMetadataColumns = 7;
-iceberg::Row changelog_row(const iceberg::Schema& schema, const ChangeEvent& event);
+inline constexpr std::string_view kBeforeImagePrefix = "_before_";
 
-// True when the current-state table SCHEMA holds exactly the columns TABLE maps to (names, types,
-// required-ness, identifier fields), so rows of TABLE can be written to it as they are.
-bool schema_matches(const iceberg::Schema& schema, const iceberg::Schema& mapped);
+// How the row images of one source schema become rows of a table's Iceberg tables. Columns match
+// by name, so field ids stay with their columns across renames, reorders and added columns. The
+// constructor checks what makes every write exact and throws Error naming the column otherwise:
+//   - every source column has a field (state, changelog after and before image) whose type is
+//     the column's Iceberg type or one Iceberg promotes it to (int->long, float->double, wider
+//     decimal), required only if the column is NOT NULL;
+//   - every current-state field is a source column, and its identifier fields are the source's
+//     primary key in key order.
+// Changelog fields of columns the source no longer has are written as null.
+class RowMapping {
+ public:
+  // STATE and CHANGELOG may be null when there is no such table (keyless tables, reconcile).
+  RowMapping(std::shared_ptr<const TableSchema> source, const iceberg::Schema* state, const iceberg::Schema* changelog);
+
+  const TableSchema& source() const { return *source_; }
+  iceberg::Row state_row(const RowImage& image) const;
+  iceberg::Row changelog_row(const ChangeEvent& event) const;
+
+ private:
+  struct Slot {
+    std::size_t column;  // index into the source image
+    iceberg::TypePtr type;
+  };
+  // One per field; nullopt for a changelog field no source column feeds.
+  using Slots = std::vector<std::optional<Slot>>;
+  void check_image(const RowImage& image) const;
+
+  std::shared_ptr<const TableSchema> source_;
+  Slots state_;
+  Slots changelog_after_, changelog_before_;  // by changelog field; metadata fields empty
+};
 
 }  // namespace binberg::pipeline
