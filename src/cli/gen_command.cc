@@ -55,6 +55,7 @@ nlohmann::json summary_json(const GenArgs& args, const workload::RunSummary& sum
       {"loaded_rows", loaded_rows},
       {"transactions", summary.transactions},
       {"statements", summary.statements},
+      {"schema_changes", summary.schema_changes},
       {"events",
        {{"insert", events.inserts}, {"update", events.updates}, {"delete", events.deletes}, {"total", events.total()}}},
       {"seconds", summary.seconds},
@@ -161,6 +162,11 @@ Command add_gen_command(CLI::App& app) {
       ->add_option("--large-every", workload.large_every, "every Nth transaction inserts --large-rows rows (0: never)")
       ->capture_default_str();
   command->add_option("--large-rows", workload.large_rows, "rows of a large transaction")->capture_default_str();
+  command
+      ->add_option("--ddl-every", workload.ddl_every,
+                   "every Nth transaction is a schema change: ADD COLUMN (nullable, or NOT NULL with a DEFAULT) or "
+                   "widening INT to BIGINT (0: never)")
+      ->capture_default_str();
   command->add_option("--initial-rows", args->initial_rows, "rows loaded into each table before the workload")
       ->capture_default_str();
   command->add_option("--commit-log", args->commit_log, "append '<gtid> <commit unix µs> <events>' per transaction");

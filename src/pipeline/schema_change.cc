@@ -285,7 +285,6 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
   for (const Column& column : before.columns) columns.push_back(Entry{column, column.name});
   std::vector<std::string> key;
   for (std::size_t c : before.primary_key) key.push_back(before.columns[c].name);
-  std::vector<std::string> dropped;  // original names
   const auto find = [&](const std::string& name) {
     return std::find_if(columns.begin(), columns.end(), [&](const Entry& e) { return e.column.name == name; });
   };
@@ -324,7 +323,6 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
         if (std::find(key.begin(), key.end(), change.column) != key.end()) {
           refuse(before, change, "drops a primary-key column");
         }
-        if (!it->original_name.empty()) dropped.push_back(it->original_name);
         columns.erase(it);
         plan.changes_tables = true;
         break;
@@ -404,11 +402,15 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
       fields.push_back(builder.field(*source, e.column, prefix + e.column.name,
                                      e.original_name.empty() ? "" : prefix + e.original_name, false));
     }
-    for (const std::string& name : dropped) {
-      if (const iceberg::NestedField* old = input.changelog->find_field(prefix + name)) {
-        fields.push_back(iceberg::NestedField{old->id, old->name, false, old->type, old->doc});
-      }
-    }
+  }
+  // The history of columns the source dropped (now or before) stays, null from here on; a column
+  // added again under a dropped one's name is a new field, the old one is renamed out of its way.
+  const auto has = [&](auto predicate) { return std::any_of(fields.begin(), fields.end(), predicate); };
+  for (const iceberg::NestedField& old : input.changelog->fields()) {
+    if (has([&](const auto& f) { return f.id == old.id; })) continue;
+    const bool name_taken = has([&](const auto& f) { return f.name == old.name; });
+    fields.push_back(iceberg::NestedField{
+        old.id, name_taken ? fmt::format("{}__dropped_{}", old.name, old.id) : old.name, false, old.type, old.doc});
   }
   plan.changelog = iceberg::Schema(input.changelog->schema_id(), std::move(fields));
   return plan;

@@ -59,6 +59,7 @@ RunSummary run_workload(Generator& generator, const RunLimits& limits, const Tra
     digest.update(text);
     ++summary.transactions;
     summary.statements += txn.statements.size();
+    if (txn.schema_change) ++summary.schema_changes;
     summary.events += txn.events;
     if (limits.rate > 0) {
       const auto due = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(

@@ -26,6 +26,7 @@ struct RunLimits {
 
 struct RunSummary {
   std::uint64_t transactions = 0, statements = 0;
+  std::uint64_t schema_changes = 0;  // transactions that were one ALTER TABLE
   EventCounts events;
   double seconds = 0;
   std::string plan_digest;  // SHA-256 of the SQL text, lowercase hex

@@ -199,10 +199,38 @@ Transaction Generator::bulk_insert(std::size_t table, std::uint64_t rows) {
   return txn;
 }
 
+// The schema changes binberg evolves tables for, in cycles of three on one table (the tables take
+// turns): a nullable column (existing rows: NULL), a NOT NULL column with a DEFAULT (existing rows
+// get it), then widening the first from INT to BIGINT. Names carry the seed, and IF [NOT] EXISTS
+// makes a repeated run a no-op rather than an error.
+Transaction Generator::ddl_step() {
+  Transaction txn;
+  txn.number = ++generated_;
+  txn.schema_change = true;
+  const std::uint64_t step = schema_changes_++;
+  const std::uint64_t cycle = step / 3;
+  const std::string table = table_name(cycle % kTableCount);
+  const std::string column = fmt::format("ddl_{}_{}", options_.seed, cycle);
+  switch (step % 3) {
+    case 0:
+      txn.statements.push_back(fmt::format("ALTER TABLE {} ADD COLUMN IF NOT EXISTS {}_n INT NULL", table, column));
+      break;
+    case 1:
+      txn.statements.push_back(fmt::format(
+          "ALTER TABLE {} ADD COLUMN IF NOT EXISTS {}_d VARCHAR(24) NOT NULL DEFAULT 'c{}'", table, column, cycle));
+      break;
+    default:
+      txn.statements.push_back(fmt::format("ALTER TABLE {} MODIFY COLUMN IF EXISTS {}_n BIGINT NULL", table, column));
+      break;
+  }
+  return txn;
+}
+
 Transaction Generator::next() {
   if (options_.large_every != 0 && (generated_ + 1) % options_.large_every == 0) {
     return bulk_insert(random_.below(kTableCount), options_.large_rows);
   }
+  if (options_.ddl_every != 0 && (generated_ + 1) % options_.ddl_every == 0) return ddl_step();
   Transaction txn;
   txn.number = ++generated_;
   const bool multi_table = random_.chance(options_.multi_table_share);

@@ -10,7 +10,9 @@
 //   P_orders   (id BIGINT PRIMARY KEY, account_id, amount DECIMAL(12,2), quantity, placed
 //               TIMESTAMP(6) NULL, score DOUBLE NULL, payload VARBINARY(32) NULL, version)
 // Every UPDATE increments `version`, so each matched row changes and logs exactly one row event:
-// the generator knows the exact number of events each transaction produces.
+// the generator knows the exact number of events each transaction produces. Schema changes
+// (WorkloadOptions::ddl_every) add columns the generated statements never name, so the statements
+// stay valid on any of the table's versions.
 
 #include <cstdint>
 #include <string>
@@ -36,6 +38,7 @@ struct WorkloadOptions {
   double key_change_share = 0.02;      // updates that change the primary key
   std::uint64_t large_every = 0;       // every Nth transaction is a large one (0: never)
   std::uint64_t large_rows = 100'000;  // rows inserted by a large transaction
+  std::uint64_t ddl_every = 0;         // every Nth transaction is a schema change (0: never); see ddl_step
 };
 
 // Row events of one kind, as the binlog will carry them.
@@ -49,6 +52,7 @@ struct Transaction {
   std::uint64_t number = 0;  // 1-based, in generation order
   std::vector<std::string> statements;
   EventCounts events;
+  bool schema_change = false;  // one ALTER TABLE, no row events
 };
 
 // The live primary keys of one generator table (what the generator may update or delete).
@@ -82,11 +86,13 @@ class Generator {
   std::vector<std::size_t> pick_keys(std::size_t table, std::size_t count);
   std::string row_values(std::size_t table, std::int64_t id);
   std::string set_clause(std::size_t table);
+  Transaction ddl_step();
 
   WorkloadOptions options_;
   std::vector<TableKeys> keys_;
   Prng random_;
   std::uint64_t generated_ = 0;
+  std::uint64_t schema_changes_ = 0;
 };
 
 }  // namespace binberg::workload

@@ -544,7 +544,7 @@ TEST_F(ReplicateTest, SchemaChangesEvolveTheTablesAndUnsafeOnesStopUntilAccepted
   db_.execute(fmt::format("ALTER TABLE {} ADD COLUMN scratch INT NULL", orders));
   db_.execute(fmt::format("UPDATE {} SET scratch = 1 WHERE id % 2 = 0", orders));
   db_.execute(fmt::format("ALTER TABLE {} DROP COLUMN scratch", orders));
-  gen("--events 600 --seed 8");
+  EXPECT_GT(gen("--events 600 --seed 8 --ddl-every 20")["schema_changes"].get<int>(), 0);  // gen's own steps
   const nlohmann::json evolved = reconcile();
   expect_equal(evolved, 4);
 
@@ -605,15 +605,15 @@ TEST_F(ReplicateTest, SchemaChangesEvolveTheTablesAndUnsafeOnesStopUntilAccepted
 }
 
 // The acceptance run of path A: a 100k-event generated workload (60/30/10 insert/update/delete,
-// hot keys, multi-table and large transactions, key changes) while replicate is SIGKILLed at 20
-// random moments and restarted. The end state reconciles equal (digest, diff 0, audit clean), and
+// hot keys, multi-table and large transactions, key changes, schema changes) while replicate is
+// SIGKILLed at 20 random moments and restarted. The end state reconciles equal (digest, diff 0, audit clean), and
 // every intermediate snapshot holds whole transactions and no key state older than before.
 TEST_F(ReplicateTest, GeneratedWorkloadUnderTwentySigkillsStaysExactlyOnce) {
   const std::string accounts = prefix_ + "_g_accounts", orders = prefix_ + "_g_orders";
   gen("--create --initial-rows 2000 --transactions 1");  // the initial snapshot copies these
   std::mt19937_64 pause_random(6);
   std::uniform_int_distribution<int> pause_ms(150, 1500);
-  std::uint64_t events = 0;
+  std::uint64_t events = 0, schema_changes = 0;
   constexpr int kKills = 20;
   for (int kill = 0; kill < kKills; ++kill) {
     start_replicate();
@@ -621,15 +621,17 @@ TEST_F(ReplicateTest, GeneratedWorkloadUnderTwentySigkillsStaysExactlyOnce) {
     std::thread writer([&] {
       summary =
           gen(fmt::format("--seed {} --events 5000 --rate 6000 --rows-per-statement 3 --hot-keys 50 "
-                          "--large-every 400 --large-rows 3000",
+                          "--large-every 400 --large-rows 3000 --ddl-every 150",
                           kill + 1));
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(pause_random)));
     EXPECT_EQ(stop_replicate(SIGKILL), -SIGKILL) << "replicate exited before kill " << kill;
     writer.join();
     events += summary["events"]["total"].get<std::uint64_t>();
+    schema_changes += summary["schema_changes"].get<std::uint64_t>();
   }
   EXPECT_GE(events, 100'000u);
+  EXPECT_GE(schema_changes, 20u);
   start_replicate();
   const nlohmann::json report = reconcile();
   EXPECT_EQ(stop_replicate(SIGTERM), 0);

@@ -186,6 +186,21 @@ TEST(SchemaChangeTest, AColumnAddedThenDroppedStaysInTheChangelog) {
   EXPECT_EQ(dropped.changelog.find_field("scratch")->id, added.changelog.find_field("scratch")->id);
   EXPECT_NE(dropped.changelog.find_field("_before_scratch"), nullptr);
   EXPECT_NO_THROW(RowMapping(dropped.source, &*dropped.state, &dropped.changelog));
+  // A later change keeps the dropped column's history; adding the name again makes a new field.
+  Fixture h;
+  h.before = *dropped.source;
+  h.now = *dropped.source;
+  h.now.columns.push_back(column("scratch", SourceType::kVarchar, true, 40));
+  h.state = *dropped.state;
+  h.changelog = dropped.changelog;
+  h.statement.changes = {add("scratch")};
+  const SchemaChangePlan again = h.plan();
+  const std::int32_t old_id = added.changelog.find_field("scratch")->id;
+  ASSERT_NE(again.changelog.find_field(old_id), nullptr);
+  EXPECT_EQ(again.changelog.find_field(old_id)->name, fmt::format("scratch__dropped_{}", old_id));
+  EXPECT_EQ(again.changelog.find_field("scratch")->type->to_string(), "string");
+  EXPECT_NE(again.changelog.find_field("scratch")->id, old_id);
+  EXPECT_NO_THROW(RowMapping(again.source, &*again.state, &again.changelog));
 }
 
 TEST(SchemaChangeTest, KeyAndTableChangesAreRefused) {

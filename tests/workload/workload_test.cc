@@ -119,6 +119,10 @@ class ShadowModel {
         EXPECT_EQ(keys.erase(id), 1u) << "delete of a missing key " << id;
         ++events.deletes;
       }
+    } else if (statement.starts_with("ALTER TABLE ")) {
+      EXPECT_TRUE(tables_.contains(table_after("ALTER TABLE ")) || statement.find(prefix_) != std::string::npos)
+          << statement;
+      ++schema_changes_;  // no row events
     } else {
       ADD_FAILURE() << "unexpected statement " << statement.substr(0, 120);
     }
@@ -126,6 +130,7 @@ class ShadowModel {
   }
 
   const std::set<std::int64_t>& keys(std::size_t table) { return tables_[prefix_ + kTableSuffixes[table]]; }
+  std::uint64_t schema_changes() const { return schema_changes_; }
 
  private:
   // The keys of "... WHERE id IN (a, b, ...)", each listed once.
@@ -145,6 +150,7 @@ class ShadowModel {
 
   std::string prefix_;
   std::map<std::string, std::set<std::int64_t>> tables_;
+  std::uint64_t schema_changes_ = 0;
 };
 
 TEST(GeneratorTest, TouchesOnlyLiveKeysAndCountsEveryEvent) {
@@ -175,6 +181,33 @@ TEST(GeneratorTest, TouchesOnlyLiveKeysAndCountsEveryEvent) {
   }
   EXPECT_GT(generated.updates, 0u);
   EXPECT_GT(generated.deletes, 0u);
+}
+
+TEST(GeneratorTest, SchemaChangesCycleThroughAddsAndWideningAndCarryNoRowEvents) {
+  WorkloadOptions options;
+  options.seed = 3;
+  options.ddl_every = 10;
+  Generator generator(options, std::vector<TableKeys>(kTableCount));
+  ShadowModel shadow(options.prefix);
+  std::vector<std::string> changes;
+  for (int t = 0; t < 300; ++t) {
+    const Transaction txn = generator.next();
+    for (const std::string& statement : txn.statements) shadow.apply(statement);
+    EXPECT_EQ(txn.schema_change, txn.statements.front().starts_with("ALTER TABLE "));
+    if (txn.schema_change) {
+      EXPECT_EQ(txn.number % 10, 0U);
+      EXPECT_EQ(txn.events.total(), 0U);
+      ASSERT_EQ(txn.statements.size(), 1U);
+      changes.push_back(txn.statements.front());
+    }
+  }
+  ASSERT_EQ(changes.size(), 30U);
+  EXPECT_EQ(shadow.schema_changes(), 30U);
+  EXPECT_EQ(changes[0], "ALTER TABLE gen_accounts ADD COLUMN IF NOT EXISTS ddl_3_0_n INT NULL");
+  EXPECT_EQ(changes[1],
+            "ALTER TABLE gen_accounts ADD COLUMN IF NOT EXISTS ddl_3_0_d VARCHAR(24) NOT NULL DEFAULT 'c0'");
+  EXPECT_EQ(changes[2], "ALTER TABLE gen_accounts MODIFY COLUMN IF EXISTS ddl_3_0_n BIGINT NULL");
+  EXPECT_EQ(changes[3], "ALTER TABLE gen_orders ADD COLUMN IF NOT EXISTS ddl_3_1_n INT NULL");
 }
 
 TEST(GeneratorTest, FollowsTheMix) {
