@@ -212,7 +212,6 @@ class SchemaBuilder {
     }
     return iceberg::NestedField{old->id, name, old->required && required, kept, old->doc};
   }
-  const iceberg::Schema& current() const { return current_; }
 
  private:
   const iceberg::Schema& current_;
