@@ -65,6 +65,19 @@ std::string partition_path(const PartitionSpec& spec, const std::vector<TypePtr>
   return path;
 }
 
+// A buffered row's memory, roughly: the literals and what strings and bytes hold outside them.
+std::size_t approximate_size(const Row& row) {
+  std::size_t size = sizeof(Row) + row.capacity() * sizeof(Literal);
+  for (const Literal& literal : row) {
+    if (const auto* text = std::get_if<std::string>(&literal)) {
+      size += text->capacity();
+    } else if (const auto* bytes = std::get_if<Bytes>(&literal)) {
+      size += bytes->capacity();
+    }
+  }
+  return size;
+}
+
 std::int64_t summary_number(const Snapshot* snapshot, const std::string& key) {
   if (snapshot == nullptr) return 0;
   auto it = snapshot->summary.find(key);
@@ -114,7 +127,7 @@ void TableWriter::locate_key_columns() {
 
 void TableWriter::evolve_schema(const Schema& schema, const std::map<std::string, std::string>& properties) {
   check_usable();
-  if (!pending_rows_.empty() || !deleted_committed_.empty()) {
+  if (!pending_rows_.empty() || !deleted_committed_.empty() || !written_files_.empty() || !deleted_written_.empty()) {
     fail("table {}: the schema can only change between commits", table_.id.to_string());
   }
   TableMetadata next = table_.metadata;
@@ -191,18 +204,47 @@ void TableWriter::delete_committed_row(const std::string& key) {
   if (auto location = index_.find(key)) deleted_committed_.emplace(key, *location);
 }
 
+bool TableWriter::delete_older_row(const std::string& key) {
+  if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
+    std::optional<Row>& row = pending_rows_[it->second].row;
+    buffered_bytes_ -= approximate_size(*row);
+    row.reset();
+    pending_by_key_.erase(it);
+    return true;
+  }
+  if (auto it = written_by_key_.find(key); it != written_by_key_.end()) {
+    deleted_written_.push_back(it->second);
+    written_by_key_.erase(it);
+    return true;
+  }
+  if (deleted_committed_.contains(key) || !index_.find(key)) return false;
+  delete_committed_row(key);
+  return true;
+}
+
+void TableWriter::buffer(PendingRow pending) {
+  buffered_bytes_ += approximate_size(*pending.row);
+  if (mode_ == WriteMode::kUpsert) pending_by_key_.emplace(pending.key, pending_rows_.size());
+  pending_rows_.push_back(std::move(pending));
+  if (buffered_bytes_ >= options_.max_buffered_bytes) {
+    write_buffered_rows();
+    ++spills_;
+  }
+}
+
 void TableWriter::upsert(Row row) {
   check_usable();
   if (mode_ != WriteMode::kUpsert) fail("table {}: upsert on an append-only writer", table_.id.to_string());
   std::string key = key_of(row);
   ++pending_changes_;
   if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
-    pending_rows_[it->second].row = std::move(row);
+    std::optional<Row>& buffered = pending_rows_[it->second].row;
+    buffered_bytes_ = buffered_bytes_ - approximate_size(*buffered) + approximate_size(row);
+    buffered = std::move(row);
     return;
   }
-  delete_committed_row(key);
-  pending_by_key_.emplace(key, pending_rows_.size());
-  pending_rows_.push_back(PendingRow{std::move(row), std::move(key)});
+  delete_older_row(key);
+  buffer(PendingRow{std::move(row), std::move(key)});
 }
 
 void TableWriter::remove(const Row& row) {
@@ -210,40 +252,23 @@ void TableWriter::remove(const Row& row) {
   if (mode_ != WriteMode::kUpsert) fail("table {}: delete on an append-only writer", table_.id.to_string());
   const std::string key = key_of(row);
   ++pending_changes_;
-  bool found = false;
-  if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
-    pending_rows_[it->second].row.reset();
-    pending_by_key_.erase(it);
-    found = true;
-  }
-  if (!deleted_committed_.contains(key) && index_.find(key)) {
-    delete_committed_row(key);
-    found = true;
-  }
-  if (!found && !deleted_committed_.contains(key)) ++absent_key_deletes_;
+  // A key deleted by this batch before (and not written since) counts as found: it was there.
+  if (!delete_older_row(key) && !deleted_committed_.contains(key)) ++absent_key_deletes_;
 }
 
 void TableWriter::append(Row row) {
   check_usable();
   if (mode_ != WriteMode::kAppend) fail("table {}: append on an upsert writer", table_.id.to_string());
   ++pending_changes_;
-  pending_rows_.push_back(PendingRow{std::move(row), {}});
+  buffer(PendingRow{std::move(row), {}});
 }
 
-PreparedCommit TableWriter::prepare(const std::string& commit_id,
-                                    const std::map<std::string, std::string>& summary_properties, std::int64_t now_ms) {
-  check_usable();
+void TableWriter::write_buffered_rows() {
   const TableMetadata& base = table_.metadata;
   const Schema& schema = base.current_schema();
   const PartitionSpec& spec = base.default_spec();
   const std::vector<TypePtr> types = partition_types(spec, schema);
-  const std::int64_t snapshot_id = base.new_snapshot_id();
-  const std::int64_t sequence_number = base.next_sequence_number();
   const std::string file_prefix = Uuid::random().to_string();
-  PreparedCommit commit{table_.id, table_.metadata_location, {}, base, {}};
-  PreparedIndexUpdate update{{}, {}, {}};
-
-  // Data files: the batch's surviving rows, by partition, in batch order.
   struct PartitionRows {
     std::vector<Literal> partition;
     std::vector<const PendingRow*> rows;
@@ -262,50 +287,75 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
     if (group.rows.empty()) group.partition = std::move(partition);
     group.rows.push_back(&pending);
   }
-  std::vector<ManifestEntry> data_entries;
   int file_number = 0;
   for (auto& [key, group] : by_partition) {
     const std::string directory = join(base.location, "data/" + partition_path(spec, types, group.partition));
-    for (std::size_t start = 0; start < group.rows.size();
-         start += static_cast<std::size_t>(options_.max_rows_per_file)) {
-      const std::size_t end = std::min(group.rows.size(), start + static_cast<std::size_t>(options_.max_rows_per_file));
+    const auto per_file = static_cast<std::size_t>(options_.max_rows_per_file);
+    for (std::size_t start = 0; start < group.rows.size(); start += per_file) {
+      const std::size_t end = std::min(group.rows.size(), start + per_file);
       std::vector<const Row*> rows;
       rows.reserve(end - start);
       for (std::size_t i = start; i < end; ++i) rows.push_back(&*group.rows[i]->row);
       const std::string location = directory + fmt::format("{}-{:05}.parquet", file_prefix, file_number++);
-      DataFile file = write_data_file(location, schema, group.partition, rows, options_.files);
-      commit.stats.added_rows += file.record_count;
-      commit.stats.bytes_written += file.file_size_in_bytes;
-      ++commit.stats.data_files;
       if (mode_ == WriteMode::kUpsert) {
         for (std::size_t i = start; i < end; ++i) {
-          update.new_locations.push_back(
-              {group.rows[i]->key, {update.new_files.size(), static_cast<std::uint32_t>(i - start)}});
+          written_by_key_[group.rows[i]->key] = {written_files_.size(), static_cast<std::uint32_t>(i - start)};
         }
       }
-      update.new_files.push_back(IndexedFile{location, spec.spec_id(), group.partition});
-      data_entries.push_back(ManifestEntry{ManifestEntryStatus::kAdded, snapshot_id, std::nullopt, std::nullopt, file});
+      written_files_.push_back(write_data_file(location, schema, group.partition, rows, options_.files));
     }
   }
+  pending_rows_.clear();
+  pending_by_key_.clear();
+  buffered_bytes_ = 0;
+}
 
+PreparedCommit TableWriter::prepare(const std::string& commit_id,
+                                    const std::map<std::string, std::string>& summary_properties, std::int64_t now_ms) {
+  check_usable();
+  write_buffered_rows();
+  const TableMetadata& base = table_.metadata;
+  const Schema& schema = base.current_schema();
+  const PartitionSpec& spec = base.default_spec();
+  const std::int64_t snapshot_id = base.new_snapshot_id();
+  const std::int64_t sequence_number = base.next_sequence_number();
+  const std::string file_prefix = Uuid::random().to_string();
+  PreparedCommit commit{table_.id, table_.metadata_location, {}, base, {}};
+
+  // Data files: the batch's surviving rows. Every file the batch wrote is added, also one whose
+  // rows were all replaced later (its position deletes hide them).
+  std::vector<ManifestEntry> data_entries;
+  for (const DataFile& file : written_files_) {
+    commit.stats.added_rows += file.record_count;
+    commit.stats.bytes_written += file.file_size_in_bytes;
+    ++commit.stats.data_files;
+    data_entries.push_back(ManifestEntry{ManifestEntryStatus::kAdded, snapshot_id, std::nullopt, std::nullopt, file});
+  }
   failpoint::hit("iceberg.writer.after_data_files");
 
-  // Position delete files: one per (spec, partition) of the data files whose rows this batch replaces.
+  // Position delete files: one per (spec, partition) of the data files whose rows this batch
+  // replaces — committed files (through the index) and files of this batch written early.
   struct PartitionDeletes {
     const IndexedFile* file = nullptr;
     std::vector<PositionDelete> deletes;
   };
+  std::vector<IndexedFile> written_indexed;
+  for (const DataFile& file : written_files_) {
+    written_indexed.push_back(IndexedFile{file.file_path, spec.spec_id(), file.partition});
+  }
   std::map<std::pair<std::int32_t, std::string>, PartitionDeletes> deletes_by_partition;
-  for (const auto& [key, location] : deleted_committed_) {
-    const IndexedFile& file = index_.file(location.file);
+  const auto add_delete = [&](const IndexedFile& file, std::uint32_t position) {
     const PartitionSpec* file_spec = base.find_partition_spec(file.spec_id);
     if (file_spec == nullptr)
       fail("table {}: data file {} has unknown spec {}", table_.id.to_string(), file.path, file.spec_id);
     auto& group =
         deletes_by_partition[{file.spec_id, partition_key(partition_types(*file_spec, schema), file.partition)}];
     group.file = &file;
-    group.deletes.push_back(PositionDelete{file.path, location.position});
-  }
+    group.deletes.push_back(PositionDelete{file.path, position});
+  };
+  for (const auto& [key, location] : deleted_committed_) add_delete(index_.file(location.file), location.position);
+  for (const auto& [file, position] : deleted_written_) add_delete(written_indexed[file], position);
+  int file_number = 0;
   std::map<std::int32_t, std::vector<ManifestEntry>> delete_entries_by_spec;
   for (auto& [spec_and_key, group] : deletes_by_partition) {
     const PartitionSpec& file_spec = *base.find_partition_spec(group.file->spec_id);
@@ -383,28 +433,34 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
   commit.new_metadata_location = write_metadata_file(next, version);
   failpoint::hit("iceberg.writer.after_metadata_file");
   commit.metadata = std::move(next);
-  update.metadata_location = commit.new_metadata_location;
-  prepared_ = std::move(update);
+  prepared_ = commit.new_metadata_location;
   return commit;
 }
 
 void TableWriter::committed(const PreparedCommit& commit) {
-  if (!prepared_ || prepared_->metadata_location != commit.new_metadata_location) {
+  if (!prepared_ || *prepared_ != commit.new_metadata_location) {
     fail("table {}: committed() for a commit this writer did not prepare", table_.id.to_string());
   }
   if (mode_ == WriteMode::kUpsert) {
     for (const auto& [key, location] : deleted_committed_) index_.erase(key);
     std::vector<std::uint32_t> ordinals;
-    for (auto& file : prepared_->new_files) ordinals.push_back(index_.add_file(std::move(file)));
-    for (auto& [key, location] : prepared_->new_locations) {
-      index_.assign(std::move(key), PrimaryKeyIndex::Location{ordinals[location.first], location.second});
+    for (const DataFile& file : written_files_) {
+      ordinals.push_back(
+          index_.add_file(IndexedFile{file.file_path, table_.metadata.default_spec().spec_id(), file.partition}));
+    }
+    for (auto& [key, location] : written_by_key_) {
+      index_.assign(key, PrimaryKeyIndex::Location{ordinals[location.first], location.second});
     }
   }
   table_ = LoadedTable{commit.id, commit.new_metadata_location, commit.metadata};
   pending_rows_.clear();
   pending_by_key_.clear();
   deleted_committed_.clear();
+  written_files_.clear();
+  written_by_key_.clear();
+  deleted_written_.clear();
   pending_changes_ = 0;
+  buffered_bytes_ = 0;
   prepared_.reset();
 }
 

@@ -5,7 +5,13 @@
 // Upsert mode (tables with identifier fields): a batch of keyed changes becomes new data files
 // holding the latest image of each changed key, plus position delete files for the rows an older
 // snapshot holds for those keys, found through the primary-key index. A row replaced within the
-// same batch is never written. Append mode (changelog tables) only adds rows.
+// same batch is never written while it is buffered. Append mode (changelog tables) only adds rows.
+//
+// Memory: a batch larger than max_buffered_bytes is written to data files early ("spilled"); the
+// files stay invisible until the batch's commit, and a spilled row the batch replaces later gets a
+// position delete in the same snapshot (it applies to data files of its own sequence number). So a
+// batch of any size — one huge source transaction — is still one snapshot, while the rows held in
+// memory stay bounded; what grows with the batch is one key and file position per changed key.
 //
 // Invariants enforced here:
 //   - after every commit, each key has at most one live row (the index rejects a table that
@@ -42,6 +48,8 @@ struct TableWriterOptions {
   DataFileOptions files;
   // Rows per data file; a batch larger than this is split (Parquet row groups split further).
   std::int64_t max_rows_per_file = 1'000'000;
+  // Buffered rows (estimated in-memory size) beyond which the batch is written to data files early.
+  std::size_t max_buffered_bytes = 256u << 20;
 };
 
 struct CommitStats {
@@ -79,6 +87,9 @@ class TableWriter {
   void evolve_schema(const Schema& schema, const std::map<std::string, std::string>& properties);
 
   std::size_t pending_changes() const { return pending_changes_; }
+  // The estimated size of the rows buffered in memory, and how many times this batch spilled.
+  std::size_t buffered_bytes() const { return buffered_bytes_; }
+  std::size_t spills() const { return spills_; }
   std::int64_t absent_key_deletes() const { return absent_key_deletes_; }
 
   // Writes the pending changes' files and the next metadata file (version + 1), with
@@ -100,11 +111,19 @@ class TableWriter {
     std::optional<Row> row;  // nullopt: deleted later in the same batch
     std::string key;         // upsert mode only
   };
+  // A row of a data file this batch wrote: (ordinal in written_files_, position).
+  using WrittenLocation = std::pair<std::size_t, std::uint32_t>;
 
   void rebuild_index();
   void locate_key_columns();
   std::string key_of(const Row& row) const;
   void delete_committed_row(const std::string& key);
+  // Moves an older row of KEY out of this batch or the table: true when there was one.
+  bool delete_older_row(const std::string& key);
+  void buffer(PendingRow pending);
+  // Writes the buffered rows that survive to data files (by partition, in batch order) and empties
+  // the buffer; their keys then point into those files.
+  void write_buffered_rows();
   void check_usable() const;
 
   LoadedTable table_;
@@ -118,16 +137,18 @@ class TableWriter {
   std::unordered_map<std::string, std::size_t> pending_by_key_;
   // Committed rows this batch deletes, by key (so a key is deleted once per batch).
   std::unordered_map<std::string, PrimaryKeyIndex::Location> deleted_committed_;
+  // The batch's data files written so far, the keys whose latest row is in them, and their rows
+  // the batch replaced after writing them.
+  std::vector<DataFile> written_files_;
+  std::unordered_map<std::string, WrittenLocation> written_by_key_;
+  std::vector<WrittenLocation> deleted_written_;
   std::size_t pending_changes_ = 0;
+  std::size_t buffered_bytes_ = 0;
+  std::size_t spills_ = 0;
   std::int64_t absent_key_deletes_ = 0;
 
-  // Filled by prepare(), applied by committed().
-  struct PreparedIndexUpdate {
-    std::string metadata_location;
-    std::vector<IndexedFile> new_files;
-    std::vector<std::pair<std::string, std::pair<std::size_t, std::uint32_t>>> new_locations;  // key -> (new file, pos)
-  };
-  std::optional<PreparedIndexUpdate> prepared_;
+  // The metadata file prepare() wrote, until committed().
+  std::optional<std::string> prepared_;
   bool poisoned_ = false;
 };
 

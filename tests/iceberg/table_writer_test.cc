@@ -99,6 +99,54 @@ TEST_F(TableWriterTest, RowsReplacedWithinABatchAreNotWritten) {
   expect_all_readers_see("hot", {keyed_row(1, 50)});
 }
 
+// A batch bigger than the writer's memory bound is written to data files as it grows; rows it
+// replaces after writing them get position deletes in the same snapshot. Each commit still holds
+// its whole batch, and every reader (and a rebuilt index) sees exactly one row per key.
+TEST_F(TableWriterTest, BatchLargerThanTheMemoryBoundSpillsAndStaysOneSnapshot) {
+  TableWriterOptions options;
+  options.max_buffered_bytes = 16 << 10;
+  TableWriter writer(create("spilled"), WriteMode::kUpsert, options);
+  ChangeGenerator changes(11, 400);
+  std::size_t spills = 0;
+  for (int commit_number = 0; commit_number < 3; ++commit_number) {
+    changes.apply(writer, 1500);
+    EXPECT_LE(writer.buffered_bytes(), options.max_buffered_bytes);
+    spills += writer.spills();
+    const std::size_t snapshots = writer.table().metadata.snapshots.size();
+    commit(writer, fmt::format("c{}", commit_number));
+    EXPECT_EQ(writer.table().metadata.snapshots.size(), snapshots + 1);
+    ASSERT_EQ(canonical_rows(keyed_schema(), read_table_rows(writer.table().metadata)),
+              canonical_rows(keyed_schema(), changes.expected_rows()))
+        << "after commit " << commit_number;
+    EXPECT_EQ(writer.index().size(), changes.expected().size());
+  }
+  EXPECT_GE(spills, 10u) << "the bound should have been reached many times";
+  const Snapshot* last = writer.table().metadata.current_snapshot();
+  EXPECT_GT(std::stoll(last->summary.at("added-data-files")), 5);
+  expect_all_readers_see("spilled", changes.expected_rows());
+
+  TableWriter reopened(catalog_->load_table(TableIdentifier{"db", "spilled"}), WriteMode::kUpsert, options);
+  EXPECT_EQ(reopened.index().size(), changes.expected().size());
+  changes.apply(reopened, 1500);
+  commit(reopened, "after-reopen");
+  expect_all_readers_see("spilled", changes.expected_rows());
+}
+
+TEST_F(TableWriterTest, AppendBatchLargerThanTheMemoryBoundKeepsEveryRowInOneSnapshot) {
+  TableWriterOptions options;
+  options.max_buffered_bytes = 8 << 10;
+  TableWriter writer(create("log"), WriteMode::kAppend, options);
+  std::vector<Row> expected;
+  for (std::int64_t id = 1; id <= 600; ++id) {
+    expected.push_back(keyed_row(id, 1));
+    writer.append(keyed_row(id, 1));
+  }
+  EXPECT_GT(writer.spills(), 5u);
+  commit(writer, "one");
+  EXPECT_EQ(writer.table().metadata.snapshots.size(), 1u);
+  expect_all_readers_see("log", expected);
+}
+
 // Schema evolution between commits: a renamed column keeps its field id, an added one reads null
 // in rows written before it, a dropped one disappears, a widened decimal reads as the wider type;
 // the primary-key index survives, so upserts still replace the old rows, and every reader agrees.
