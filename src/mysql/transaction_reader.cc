@@ -57,8 +57,9 @@ bool is_schema_change(std::string_view statement) {
   return keyword == "CREATE" || keyword == "ALTER" || keyword == "DROP" || keyword == "RENAME" || keyword == "TRUNCATE";
 }
 
-TransactionReader::TransactionReader(StreamOptions options, CharsetNames charsets, ReconnectPolicy reconnect)
-    : options_(std::move(options)), charsets_(std::move(charsets)), reconnect_(reconnect) {
+TransactionReader::TransactionReader(StreamOptions options, CharsetNames charsets, ReconnectPolicy reconnect,
+                                     SpoolOptions spool)
+    : options_(std::move(options)), charsets_(std::move(charsets)), reconnect_(reconnect), spool_(std::move(spool)) {
   if (options_.start_position) position_ = *options_.start_position;
   if (options_.start_gtid) gtid_position_ = *options_.start_gtid;
   connect();
@@ -71,6 +72,18 @@ void TransactionReader::connect() {
 }
 
 std::optional<SourceTransaction> TransactionReader::next() {
+  std::optional<EncodedTransaction> encoded = next_encoded();
+  if (!encoded) return std::nullopt;
+  std::vector<ChangeEvent> events;
+  for (std::vector<ChangeEvent> batch; !(batch = decode(*encoded, 4096)).empty();) {
+    for (ChangeEvent& event : batch) events.push_back(std::move(event));
+  }
+  SourceTransaction txn = std::move(encoded->header);  // decode() reads it
+  txn.events = std::move(events);
+  return txn;
+}
+
+std::optional<EncodedTransaction> TransactionReader::next_encoded() {
   auto deadline = std::chrono::steady_clock::now() + reconnect_.give_up_after;
   auto delay = reconnect_.first_delay;
   for (;;) {
@@ -92,42 +105,43 @@ std::optional<SourceTransaction> TransactionReader::next() {
   }
 }
 
-std::optional<SourceTransaction> TransactionReader::read_transaction() {
-  std::optional<SourceTransaction> txn;
-  std::uint32_t row_index = 0;
+std::optional<EncodedTransaction> TransactionReader::read_transaction() {
+  std::optional<EncodedTransaction> txn;
   bool standalone = false;
+  const auto begin = [&] { txn.emplace(EncodedTransaction{{}, RowsSpool(spool_), 0}); };
   while (auto event = stream_->next()) {
     const std::string where = fmt::format("binlog {}", event->end.to_string());
     switch (event->kind) {
       case EventKind::kGtid:
-        if (txn) fail("{}: GTID {} starts inside transaction {}", where, event->gtid->to_string(), txn->gtid);
-        txn.emplace();
-        txn->gtid = event->gtid->to_string();
-        txn->server_id = event->server_id;
+        if (txn) {
+          fail("{}: GTID {} starts inside transaction {}", where, event->gtid->to_string(), txn->header.gtid);
+        }
+        begin();
+        txn->header.gtid = event->gtid->to_string();
+        txn->header.server_id = event->server_id;
         standalone = (event->gtid_flags & kGtidStandalone) != 0;
-        row_index = 0;
         break;
       case EventKind::kTableMap: {
-        TableMap map = parse_table_map(*event->table_map, charsets_);
-        tables_.insert_or_assign(map.table_id, std::move(map));
+        auto map = std::make_shared<const TableMap>(parse_table_map(*event->table_map, charsets_));
+        tables_.insert_or_assign(map->table_id, std::move(map));
         break;
       }
       case EventKind::kWriteRows:
       case EventKind::kUpdateRows:
       case EventKind::kDeleteRows:
         if (!txn) fail("{}: rows event outside a transaction", where);
-        add_rows(*txn, *event, row_index);
+        add_rows(*txn, *event);
         break;
       case EventKind::kXid:
         if (!txn) fail("{}: XID outside a transaction", where);
-        finish(*txn, *event);
+        finish(txn->header, *event);
         return txn;
       case EventKind::kQuery: {
         const std::string keyword = first_keyword(event->statement);
         if (keyword == "BEGIN" || keyword == "SAVEPOINT") break;
-        if (!txn) txn.emplace();  // servers without GTIDs: BEGIN ... COMMIT only
+        if (!txn) begin();  // servers without GTIDs: BEGIN ... COMMIT only
         if (keyword == "COMMIT") {
-          finish(*txn, *event);  // non-transactional engines end with COMMIT, not XID
+          finish(txn->header, *event);  // non-transactional engines end with COMMIT, not XID
           return txn;
         }
         if (keyword == "ROLLBACK")
@@ -137,10 +151,10 @@ std::optional<SourceTransaction> TransactionReader::read_transaction() {
                event->statement.substr(0, 80));
         }
         if (is_schema_change(event->statement)) {
-          txn->schema_change = SchemaChange{event->database, event->statement};
+          txn->header.schema_change = SchemaChange{event->database, event->statement};
         }
         if (standalone) {
-          finish(*txn, *event);
+          finish(txn->header, *event);
           return txn;
         }
         break;
@@ -156,26 +170,42 @@ std::optional<SourceTransaction> TransactionReader::read_transaction() {
   return std::nullopt;  // end of binlog (non-blocking); a partial transaction is read again later
 }
 
-void TransactionReader::add_rows(SourceTransaction& txn, const BinlogEvent& event, std::uint32_t& row_index) {
-  const std::string where = fmt::format("binlog {}", event.end.to_string());
+void TransactionReader::add_rows(EncodedTransaction& txn, BinlogEvent& event) {
   auto table = tables_.find(event.rows->table_id);
-  if (table == tables_.end()) fail("{}: rows event for table id {} without TABLE_MAP", where, event.rows->table_id);
-  const TableMap& map = table->second;
-  for (auto& row : decoder_.decode(map, *event.rows, where)) {
-    ChangeEvent change;
-    change.op = op_of(event.rows->kind);
-    change.schema = map.schema;
-    change.before = std::move(row.before);
-    change.after = std::move(row.after);
-    change.source.server_id = event.server_id;
-    change.source.gtid = txn.gtid;
-    change.source.row_index = row_index++;
-    change.source.database = map.schema->database;
-    change.source.table = map.schema->table;
-    txn.events.push_back(std::move(change));
+  if (table == tables_.end()) {
+    fail("binlog {}: rows event for table id {} without TABLE_MAP", event.end.to_string(), event.rows->table_id);
   }
-  const std::string name = map.schema->qualified_name();
-  if (std::find(txn.tables.begin(), txn.tables.end(), name) == txn.tables.end()) txn.tables.push_back(name);
+  const std::string name = table->second->schema->qualified_name();
+  auto& tables = txn.header.tables;
+  if (std::find(tables.begin(), tables.end(), name) == tables.end()) tables.push_back(name);
+  txn.rows.add(EncodedRows{table->second, std::move(*event.rows), event.server_id, std::move(event.end)});
+}
+
+std::vector<ChangeEvent> TransactionReader::decode(EncodedTransaction& txn, std::size_t max_events) {
+  std::vector<ChangeEvent> changes;
+  const SourceTransaction& header = txn.header;
+  while (changes.size() < max_events) {
+    std::optional<EncodedRows> encoded = txn.rows.next();
+    if (!encoded) break;
+    const TableMap& map = *encoded->table;
+    for (auto& row : decoder_.decode(map, encoded->rows, "binlog " + encoded->end.to_string())) {
+      ChangeEvent& change = changes.emplace_back();
+      change.op = op_of(encoded->rows.kind);
+      change.schema = map.schema;
+      change.before = std::move(row.before);
+      change.after = std::move(row.after);
+      change.source.server_id = encoded->server_id;
+      change.source.gtid = header.gtid;
+      change.source.row_index = txn.next_row_index++;
+      change.source.database = map.schema->database;
+      change.source.table = map.schema->table;
+      change.source.file = header.file;
+      change.source.end_pos = header.end_pos;
+      change.source.commit_ts_ms = header.commit_ts_ms;
+      change.event_id = make_event_id(change.source, change.op);
+    }
+  }
+  return changes;
 }
 
 void TransactionReader::finish(SourceTransaction& txn, const BinlogEvent& commit) {
@@ -184,12 +214,6 @@ void TransactionReader::finish(SourceTransaction& txn, const BinlogEvent& commit
   txn.end_pos = commit.end.offset;
   txn.commit_ts_ms = static_cast<std::int64_t>(commit.timestamp) * 1000;
   std::sort(txn.tables.begin(), txn.tables.end());
-  for (auto& change : txn.events) {
-    change.source.file = txn.file;
-    change.source.end_pos = txn.end_pos;
-    change.source.commit_ts_ms = txn.commit_ts_ms;
-    change.event_id = make_event_id(change.source, change.op);
-  }
   position_ = commit.end;
   if (!txn.gtid.empty()) gtid_position_.advance(Gtid::parse(txn.gtid));
 }

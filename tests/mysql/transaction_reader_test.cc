@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "core/error.h"
 #include "mysql/source_checks.h"
 #include "source_test_support.h"
+#include "support/temp_dir.h"
 
 namespace binberg::mysql {
 namespace {
@@ -142,6 +144,52 @@ TEST_F(TransactionReaderTest, ResumeFromRecordedPositionEqualsOneUninterruptedRe
     for (const auto& event : txn->events) tail.push_back(event.event_id);
   }
   EXPECT_EQ(tail, std::vector<std::string>(uninterrupted.begin() + 15, uninterrupted.end()));
+}
+
+// A transaction bigger than the spool's memory bound goes to a spill file and comes back whole
+// and identical (same events, images and ids) to one read within memory; no spill file is left.
+TEST_F(TransactionReaderTest, TransactionLargerThanTheMemoryBoundIsSpilledAndReadBackIdentically) {
+  const BinlogPosition start = testing::master_position(db_);
+  db_.execute("START TRANSACTION");
+  for (int batch = 0; batch < 20; ++batch) {
+    std::string values;
+    for (int i = 0; i < 100; ++i) {
+      values += fmt::format("{}({}, 's{}', {}.25)", values.empty() ? "" : ", ", batch * 100 + i, i % 7, i);
+    }
+    db_.execute(fmt::format("INSERT INTO {} VALUES {}", orders_, values));
+  }
+  db_.execute(fmt::format("UPDATE {} SET status = 'paid' WHERE id % 3 = 0", orders_));
+  db_.execute(fmt::format("DELETE FROM {} WHERE id % 5 = 0", orders_));
+  db_.execute("COMMIT");
+
+  const binberg::testing::TempDir spool_dir;
+  SpoolOptions tight{spool_dir.path().string(), 4096};
+  TransactionReader spilling(testing::reader_options(start), CharsetNames::load(db_), {}, tight);
+  std::optional<EncodedTransaction> encoded;
+  while ((encoded = spilling.next_encoded()) && encoded->rows.events() == 0) {
+  }
+  ASSERT_TRUE(encoded);
+  EXPECT_TRUE(encoded->rows.spilled());
+  EXPECT_TRUE(std::filesystem::is_empty(spool_dir.path())) << "the spill file is unlinked at once";
+  std::vector<ChangeEvent> spilled;
+  std::size_t batches = 0;
+  for (std::vector<ChangeEvent> batch; !(batch = spilling.decode(*encoded, 500)).empty(); ++batches) {
+    for (ChangeEvent& event : batch) spilled.push_back(std::move(event));
+  }
+  EXPECT_GE(batches, 4u);
+
+  std::vector<SourceTransaction> in_memory = testing::read_transactions(start);
+  const auto whole = std::find_if(in_memory.begin(), in_memory.end(), [](auto& txn) { return !txn.events.empty(); });
+  ASSERT_NE(whole, in_memory.end());
+  EXPECT_EQ(encoded->header.gtid, whole->gtid);
+  EXPECT_EQ(encoded->header.end_pos, whole->end_pos);
+  ASSERT_EQ(spilled.size(), whole->events.size());
+  EXPECT_EQ(spilled.size(), 2000u + 667u + 400u);
+  for (std::size_t i = 0; i < spilled.size(); ++i) {
+    ASSERT_EQ(spilled[i].event_id, whole->events[i].event_id) << i;
+    ASSERT_EQ(spilled[i].before, whole->events[i].before) << i;
+    ASSERT_EQ(spilled[i].after, whole->events[i].after) << i;
+  }
 }
 
 TEST_F(TransactionReaderTest, BlockingReaderReturnsWhenTheSourceIsIdleAndThenContinues) {
