@@ -95,12 +95,15 @@ std::optional<EncodedTransaction> TransactionReader::next_encoded() {
       if (!options_.blocking || std::chrono::steady_clock::now() >= deadline) throw;
       spdlog::warn("binlog source: {}; reconnecting in {} ms from {}", e.what(), delay.count(), position_.to_string());
       stream_.reset();
-      std::this_thread::sleep_for(delay);
-      delay = std::min(delay * 2, reconnect_.max_delay);
       // Resume exactly after the last whole transaction; a half-read one is read again.
       options_.start_position = position_;
       options_.start_gtid.reset();
       ++reconnects_;
+      for (auto slept = std::chrono::milliseconds(0); slept < delay; slept += std::chrono::milliseconds(50)) {
+        if (cancelled_ && cancelled_()) return std::nullopt;
+        std::this_thread::sleep_for(std::min(std::chrono::milliseconds(50), delay - slept));
+      }
+      delay = std::min(delay * 2, reconnect_.max_delay);
     }
   }
 }

@@ -7,6 +7,7 @@
 // discarding any half-read one, so nothing is lost, duplicated or split.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -48,6 +49,10 @@ class TransactionReader {
   // next_encoded() with every event decoded.
   std::optional<SourceTransaction> next();
 
+  // While reconnecting, CANCELLED is asked between attempts; when it returns true, next_encoded()
+  // gives up waiting and returns nullopt (the reader stays usable).
+  void cancel_when(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
+
   // Where the binlog continues after the last transaction returned.
   const BinlogPosition& position() const { return position_; }
   // The GTID position including the last transaction returned.
@@ -64,6 +69,7 @@ class TransactionReader {
   CharsetNames charsets_;
   ReconnectPolicy reconnect_;
   SpoolOptions spool_;
+  std::function<bool()> cancelled_;
   std::optional<BinlogStream> stream_;
   std::map<std::uint64_t, std::shared_ptr<const TableMap>> tables_;
   RowDecoder decoder_;

@@ -79,6 +79,13 @@ class Section {
     return value;
   }
 
+  // A size given in MiB, as bytes.
+  std::size_t mebibytes(const std::string& key, std::size_t fallback) {
+    const auto value = positive<std::size_t>(key, fallback);
+    if (value > (std::size_t{1} << 20)) error(key, fmt::format("{} MiB is more than 1 TiB", value));
+    return value << 20;
+  }
+
   std::vector<std::string> strings(const std::string& key) {
     seen_.insert(key);
     std::vector<std::string> values;
@@ -147,12 +154,13 @@ Config parse_config(const std::string& text, const std::string& path) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
   }
-  static const std::set<std::string> kSections = {"source", "capture", "iceberg", "commit", "replicator", "metrics"};
+  static const std::set<std::string> kSections = {"source",     "capture", "iceberg", "commit",
+                                                  "replicator", "memory",  "metrics"};
   for (const auto& [key, node] : root) {
     if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
       throw ConfigError(
           fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
-                      "replicator, metrics)",
+                      "replicator, memory, metrics)",
                       path, key.str()));
     }
   }
@@ -209,6 +217,13 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.snapshot_chunk_rows = replicator.positive<std::size_t>("snapshot_chunk_rows", 10'000);
   replicator.check_all_understood();
 
+  Section memory(root["memory"].as_table(), "memory", path);
+  config.memory.transaction_buffer_bytes = memory.mebibytes("transaction_buffer_mb", 64);
+  config.memory.spool_dir = memory.get_or<std::string>("spool_dir", "");
+  config.memory.queue_events = memory.positive<std::size_t>("queue_events", 65'536);
+  config.memory.writer_buffer_bytes = memory.mebibytes("writer_buffer_mb", 256);
+  memory.check_all_understood();
+
   Section metrics(root["metrics"].as_table(), "metrics", path);
   config.metrics_address = metrics.get_or<std::string>("address", "");
   metrics.check_all_understood();
@@ -245,7 +260,10 @@ ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedT
   options.changelog_suffix = config.changelog_suffix;
   options.commit = config.commit;
   options.writer.writer_id = config.writer_id;
+  options.writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
+  options.reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
+  options.reader.queue_events = config.memory.queue_events;
   return options;
 }
 

@@ -37,6 +37,14 @@ struct CaptureRules {
   bool matches(const std::string& database, const std::string& table) const;
 };
 
+// Memory bounds (docs/configuration.md, [memory]).
+struct MemoryLimits {
+  std::size_t transaction_buffer_bytes = 64u << 20;  // a transaction's encoded rows; spooled beyond
+  std::string spool_dir;                             // empty: $TMPDIR or /tmp
+  std::size_t queue_events = 65'536;                 // decoded row events between reader and applier
+  std::size_t writer_buffer_bytes = 256u << 20;      // per Iceberg table writer
+};
+
 struct Config {
   mysql::ConnectionOptions source;
   std::uint32_t server_id = 0;
@@ -47,6 +55,7 @@ struct Config {
   CommitPolicy commit;
   std::string writer_id = "binberg";
   std::size_t snapshot_chunk_rows = 10'000;
+  MemoryLimits memory;
   std::string metrics_address;  // host:port of the Prometheus endpoint; empty: none
   std::string path;             // the file this came from, for messages
 };

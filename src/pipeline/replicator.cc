@@ -54,7 +54,8 @@ Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
     : options_(std::move(options)),
       catalog_(catalog),
       own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
-      metrics_(options_.metrics != nullptr ? *options_.metrics : *own_registry_) {
+      metrics_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
+      reader_metrics_(metrics_.registry) {
   if (options_.tables.empty()) throw ConfigError("replicate: no tables to capture");
   if (options_.server_id == 0)
     throw ConfigError("replicate: server_id must be set (a replica id unique on the source)");
@@ -231,16 +232,17 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
   spdlog::info("snapshot of {} committed: {} rows", listed, source.rows_read());
 }
 
-void Replicator::apply(const SourceTransaction& txn) {
-  ++stats_.transactions;
-  metrics_.transactions.add();
-  metrics_.source_lag.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
-  bool applied = false;
-  bool captured = false;
-  for (const ChangeEvent& event : txn.events) {
+void Replicator::apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first) {
+  if (first) {
+    ++stats_.transactions;
+    metrics_.transactions.add();
+    metrics_.source_lag.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
+    txn_captured_ = txn_applied_ = false;
+  }
+  for (const ChangeEvent& event : events) {
     Table* table = find_table(event.source.database, event.source.table);
     if (table == nullptr) continue;
-    captured = true;
+    txn_captured_ = true;
     if (table->position && table->position->contains(txn)) continue;  // the table has it already
     const RowMapping* mapping = nullptr;
     try {
@@ -272,16 +274,19 @@ void Replicator::apply(const SourceTransaction& txn) {
     }
     table->changelog->append(mapping->changelog_row(event));
     table->dirty = true;
-    applied = true;
+    txn_applied_ = true;
     ++stats_.events;
     ++pending_events_;
   }
-  if (captured && !applied) {
+  metrics_.pending_events.set(static_cast<double>(pending_events_));
+}
+
+void Replicator::finish(const SourceTransaction& txn) {
+  if (txn_captured_ && !txn_applied_) {
     ++stats_.skipped_transactions;
     metrics_.skipped_transactions.add();
   }
-  if (applied) pending_source_commit_ms_ = txn.commit_ts_ms;
-  metrics_.pending_events.set(static_cast<double>(pending_events_));
+  if (txn_applied_) pending_source_commit_ms_ = txn.commit_ts_ms;
 }
 
 // A DDL statement on captured tables (schema_change.h has the policy). It commits what is pending
@@ -472,30 +477,41 @@ void Replicator::run(const std::function<bool()>& stop) {
   stream.start_position = start.binlog;
   stream.blocking = true;
   stream.heartbeat = options_.heartbeat;
-  mysql::TransactionReader reader(stream, mysql::CharsetNames::load(connection));
+  SourceReader source(stream, mysql::CharsetNames::load(connection), options_.reader, reader_metrics_);
   spdlog::info("streaming {} tables from {}", tables_.size(), start.to_string());
 
   // The position of the stream after the last transaction read, with the GTID position the
   // tables recorded (the reader's GTID state starts empty when streaming from a file position).
   SourcePosition read_position = start;
+  std::shared_ptr<const SourceTransaction> in_flight;  // the transaction whose batches are arriving
   auto last_commit = Clock::now();
-  while (!stop()) {
-    std::optional<SourceTransaction> txn = reader.next();
-    if (!txn && pending_events_ == 0) metrics_.source_lag.set(0);  // idle and caught up
-    if (txn) {
+  for (;;) {
+    // A stop takes effect between transactions only (invariant 1).
+    if (!in_flight && stop()) break;
+    std::optional<TransactionBatch> batch = source.next(options_.heartbeat);
+    const bool idle = !batch || !batch->txn;
+    if (idle && pending_events_ == 0) metrics_.source_lag.set(0);  // idle and caught up
+    if (!idle) {
+      const SourceTransaction& txn = *batch->txn;
+      const bool first = in_flight != batch->txn;
+      if (first && in_flight) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight->gtid);
+      in_flight = batch->txn;
+      apply(txn, batch->events, first);
+      if (!batch->last) continue;  // commits are cut between transactions only
       SourcePosition after = read_position;
-      after.binlog = reader.position();
-      if (!txn->gtid.empty()) {
-        const mysql::Gtid gtid = mysql::Gtid::parse(txn->gtid);
+      after.binlog = batch->position;
+      if (!txn.gtid.empty()) {
+        const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
         if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
       }
-      if (txn->schema_change) apply_schema_change(*txn, read_position, after);
-      apply(*txn);  // DDL carries no rows of captured tables; this counts it
+      if (txn.schema_change) apply_schema_change(txn, read_position, after);  // DDL carries no rows
+      finish(txn);
       read_position = std::move(after);
+      in_flight.reset();
     }
     const bool due = pending_events_ >= options_.commit.max_events ||
                      (pending_events_ > 0 && Clock::now() - last_commit >= options_.commit.interval);
-    if (due || (!txn && Clock::now() - last_commit >= options_.commit.interval)) {
+    if (due || (idle && Clock::now() - last_commit >= options_.commit.interval)) {
       commit(read_position, false);
       last_commit = Clock::now();
     }

@@ -7,8 +7,9 @@
 // the changelog only.
 //
 // The commit protocol and the invariants it keeps (docs/architecture.md):
-//   1. Whole transactions: changes are applied to the writers one source transaction at a time and
-//      a commit is cut only between transactions, so no snapshot holds part of a transaction.
+//   1. Whole transactions: changes are applied to the writers in source order, a transaction's
+//      batches one after another, and a commit is cut only between transactions (a stop request
+//      waits for the transaction in flight to end), so no snapshot holds part of a transaction.
 //   2. Atomic visibility: every Iceberg table a commit touches moves in one catalog transaction
 //      (commit_tables), so a transaction spanning tables becomes visible everywhere at once.
 //   3. The position is in the data: each snapshot's summary records the source position after
@@ -36,6 +37,7 @@
 #include "pipeline/replicator_metrics.h"
 #include "pipeline/schema_change.h"
 #include "pipeline/source_position.h"
+#include "pipeline/source_reader.h"
 #include "pipeline/table_mapping.h"
 
 namespace binberg::pipeline {
@@ -66,6 +68,9 @@ struct ReplicatorOptions {
   std::size_t snapshot_chunk_rows = 10'000;
   std::chrono::milliseconds heartbeat{250};
   metrics::Registry* metrics = nullptr;  // where to export metrics (none: kept internally)
+  // Memory: the binlog reader's transaction buffer (spooled beyond it) and queue. The writers'
+  // buffers are writer.max_buffered_bytes each (two per table with a primary key, one without).
+  SourceReaderOptions reader;
   // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
   // GTID (or binlog file:pos without GTIDs).
   std::vector<std::string> accepted_schema_changes;
@@ -99,7 +104,9 @@ class Replicator {
 
   void open_tables();
   void snapshot(const std::vector<Table*>& tables);
-  void apply(const SourceTransaction& txn);
+  // EVENTS of TXN, the next of its batches; FIRST on its first batch.
+  void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first);
+  void finish(const SourceTransaction& txn);
   void apply_schema_change(const SourceTransaction& txn, const SourcePosition& before, const SourcePosition& after);
   std::size_t fill_added_columns(Table& table, const SchemaChangePlan& plan);
   // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
@@ -115,10 +122,13 @@ class Replicator {
   iceberg::Catalog& catalog_;
   std::unique_ptr<metrics::Registry> own_registry_;  // when the options give none
   ReplicatorMetrics metrics_;
+  SourceReaderMetrics reader_metrics_;
   std::vector<std::unique_ptr<Table>> tables_;
   ReplicatorStats stats_;
   std::size_t pending_events_ = 0;
   std::int64_t pending_source_commit_ms_ = 0;
+  // Of the transaction being applied: did it touch a captured table, and apply anything to one.
+  bool txn_captured_ = false, txn_applied_ = false;
 };
 
 }  // namespace binberg::pipeline

@@ -500,6 +500,67 @@ TEST_F(ReplicateTest, MetricsCountTheEventsApplied) {
   EXPECT_EQ(stop_replicate(SIGTERM), 0);
 }
 
+// Peak resident memory of process PID (VmHWM), in MiB.
+double peak_rss_mib(pid_t pid) {
+  std::ifstream status(fmt::format("/proc/{}/status", pid));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024;
+  }
+  ADD_FAILURE() << "no VmHWM for " << pid;
+  return 0;
+}
+
+// One source transaction of 1.1M row events (1M inserts, then 100k updates of rows it inserted)
+// under small memory bounds: the reader spools it, the writers spill it (the updates replace
+// rows already written), and it still arrives whole in one snapshot, with the process's peak
+// memory far below what holding it decoded would take.
+TEST_F(ReplicateTest, MillionRowTransactionStaysWithinTheMemoryBoundAndArrivesWhole) {
+  std::ofstream(config_, std::ios::app) << R"(
+[memory]
+transaction_buffer_mb = 8
+queue_events = 20000
+writer_buffer_mb = 16
+)";
+  start_replicate();
+  wait_for_log("committed: ");
+  constexpr std::int64_t kRows = 1'000'000, kUpdates = 100'000;
+  db_.execute("START TRANSACTION");
+  db_.execute(
+      fmt::format("INSERT INTO {} SELECT seq, CONCAT('customer-', seq % 1000), (seq % 100000) / 100, "
+                  "TIMESTAMP'2026-01-01 00:00:00' + INTERVAL seq SECOND, seq / 7, REPEAT('n', 40) FROM seq_1_to_{}",
+                  orders_, kRows));
+  db_.execute(fmt::format("UPDATE {} SET total = total + 1, note = 'updated' WHERE id % 10 = 0", orders_));
+  db_.execute("COMMIT");
+  const nlohmann::json report = reconcile();
+  expect_equal(report);
+  const double peak = peak_rss_mib(pid_);
+  std::cout << "peak RSS of binberg replicate: " << peak << " MiB\n";
+  const std::string url = "http://" + wait_for_log("metrics on http://");
+  const auto slash = url.find('/', 7);
+  const auto response = httplib::Client(url.substr(0, slash)).Get(url.substr(slash));
+  ASSERT_TRUE(response) << url;
+  EXPECT_EQ(sample_sum(response->body, "binberg_replicate_spilled_transactions_total"), 1);
+  EXPECT_GT(sample_sum(response->body, "binberg_replicate_backpressure_seconds_total"), 0)
+      << "a 20k-event queue in front of 1.1M events must fill";
+  EXPECT_EQ(stop_replicate(SIGTERM), 0);
+  // Decoded, the transaction alone is over 1 GiB (two images per update, rows of both tables).
+  EXPECT_LT(peak, 700) << "the memory bounds did not hold";
+
+  // Whole: one snapshot of the changelog adds every event of the transaction, the others none.
+  const auto catalog = iceberg::open_catalog(catalog_options());
+  const auto& database = binberg::testing::stack().mariadb().database;
+  const iceberg::LoadedTable changelog =
+      catalog->load_table(iceberg::TableIdentifier{database, orders_ + "_changelog"});
+  std::vector<std::int64_t> added;
+  for (const iceberg::Snapshot& snapshot : changelog.metadata.snapshots) {
+    if (const auto records = std::stoll(snapshot.summary.at("added-records")); records > 0) added.push_back(records);
+  }
+  EXPECT_EQ(added, std::vector<std::int64_t>{kRows + kUpdates});
+  const iceberg::LoadedTable state = catalog->load_table(iceberg::TableIdentifier{database, orders_});
+  EXPECT_GT(std::stoll(state.metadata.current_snapshot()->summary.at("added-position-deletes")), 0)
+      << "updates of rows the writer had already spilled are position deletes in the same snapshot";
+}
+
 // MariaDB SIGKILLed and restarted under a running replicate: the stream reconnects by itself and
 // resumes right after the last whole transaction, so the tables end equal with a clean audit.
 TEST_F(ReplicateTest, MariadbRestartMidStreamResumesByItself) {
