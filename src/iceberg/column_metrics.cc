@@ -136,26 +136,44 @@ int compare_literals(const Type& type, const Literal& a, const Literal& b) {
 ColumnMetrics compute_column_metrics(const Schema& schema, RowView rows, std::size_t truncate_length) {
   ColumnMetrics metrics;
   const auto& fields = schema.fields();
+  struct ColumnState {
+    std::int64_t nulls = 0;
+    std::int64_t nans = 0;
+    Extremes extremes;
+  };
+  // Row by row (rows are separate vectors: one pass over each keeps it in cache).
+  std::vector<ColumnState> columns(fields.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Row& row = rows[r];
+    if (row.size() < fields.size()) fail("row {} has {} values for {} columns", r, row.size(), fields.size());
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+      const Literal& value = row[c];
+      ColumnState& column = columns[c];
+      if (std::holds_alternative<std::monostate>(value)) {
+        ++column.nulls;
+        continue;
+      }
+      if (is_nan(value)) {
+        ++column.nans;
+        continue;
+      }
+      const Type& type = *fields[c].type;
+      Extremes& extremes = column.extremes;
+      if (extremes.min == nullptr) {
+        extremes.min = extremes.max = &value;
+      } else if (compare_literals(type, value, *extremes.min) < 0) {
+        extremes.min = &value;
+      } else if (compare_literals(type, value, *extremes.max) > 0) {
+        extremes.max = &value;
+      }
+    }
+  }
   for (std::size_t c = 0; c < fields.size(); ++c) {
     const NestedField& field = fields[c];
     const Type& type = *field.type;
     const bool floating = type.kind() == TypeKind::kFloat || type.kind() == TypeKind::kDouble;
-    std::int64_t nulls = 0;
-    std::int64_t nans = 0;
-    Extremes extremes;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const Literal& value = rows[r].at(c);
-      if (std::holds_alternative<std::monostate>(value)) {
-        ++nulls;
-        continue;
-      }
-      if (is_nan(value)) {
-        ++nans;
-        continue;
-      }
-      if (extremes.min == nullptr || compare_literals(type, value, *extremes.min) < 0) extremes.min = &value;
-      if (extremes.max == nullptr || compare_literals(type, value, *extremes.max) > 0) extremes.max = &value;
-    }
+    const std::int64_t nulls = columns[c].nulls, nans = columns[c].nans;
+    const Extremes& extremes = columns[c].extremes;
     metrics.value_counts[field.id] = static_cast<std::int64_t>(rows.size());
     metrics.null_value_counts[field.id] = nulls;
     if (floating) metrics.nan_value_counts[field.id] = nans;
