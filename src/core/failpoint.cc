@@ -15,6 +15,7 @@ namespace {
 
 struct Armed {
   Trigger trigger;
+  std::function<void()> call;
   std::uint64_t hits = 0;
   std::uint64_t fires = 0;
 };
@@ -95,7 +96,14 @@ std::map<std::string, Trigger, std::less<>> parse(std::string_view spec) {
 
 void arm(const std::string& name, const Trigger& trigger) {
   std::lock_guard lock(table_mutex());
-  table()[name] = Armed{trigger};
+  table()[name] = Armed{trigger, {}};
+  any_armed.store(true, std::memory_order_release);
+}
+
+void arm_call(const std::string& name, std::function<void()> call, Trigger trigger) {
+  trigger.action = Action::kCall;
+  std::lock_guard lock(table_mutex());
+  table()[name] = Armed{trigger, std::move(call)};
   any_armed.store(true, std::memory_order_release);
 }
 
@@ -122,6 +130,7 @@ void arm_from_environment() {
 void hit(std::string_view name) {
   if (!any_armed.load(std::memory_order_relaxed)) return;
   Trigger trigger;
+  std::function<void()> call;
   {
     std::lock_guard lock(table_mutex());
     auto it = table().find(name);
@@ -131,6 +140,7 @@ void hit(std::string_view name) {
     if (armed.hits < armed.trigger.from_hit || armed.fires >= armed.trigger.max_fires) return;
     ++armed.fires;
     trigger = armed.trigger;
+    call = armed.call;
   }
   switch (trigger.action) {
     case Action::kError:
@@ -139,6 +149,9 @@ void hit(std::string_view name) {
       crash(name);
     case Action::kDelay:
       std::this_thread::sleep_for(trigger.delay);
+      return;
+    case Action::kCall:
+      if (call) call();
       return;
   }
 }

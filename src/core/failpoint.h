@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -21,7 +22,9 @@
 
 namespace binberg::failpoint {
 
-enum class Action { kError, kCrash, kDelay };
+// kCall runs a function armed with arm_call (tests only: it makes an interleaving exact, e.g. a
+// concurrent commit at one precise step of a compaction, without sleeps).
+enum class Action { kError, kCrash, kDelay, kCall };
 
 struct Trigger {
   Action action = Action::kError;
@@ -45,6 +48,9 @@ class FailpointError : public Error {
 std::map<std::string, Trigger, std::less<>> parse(std::string_view spec);
 
 void arm(const std::string& name, const Trigger& trigger);
+// Arms NAME to run CALL on the hits TRIGGER selects (its action is taken to be kCall). CALL runs on
+// the thread that hit the failpoint, outside any lock; what it throws propagates from hit().
+void arm_call(const std::string& name, std::function<void()> call, Trigger trigger = {});
 void disarm(std::string_view name);
 void disarm_all();
 // Arms what BINBERG_FAILPOINTS names (replacing what was armed); a no-op when it is unset.

@@ -327,6 +327,19 @@ void TableMetadata::set_current_schema(std::int32_t schema_id) {
   *this = std::move(next);
 }
 
+void TableMetadata::remove_snapshots(const std::set<std::int64_t>& snapshot_ids) {
+  for (const auto& [name, ref] : refs) {
+    if (snapshot_ids.contains(ref.snapshot_id)) {
+      fail("cannot remove snapshot {}: ref \"{}\" points to it", ref.snapshot_id, name);
+    }
+  }
+  TableMetadata next = *this;
+  std::erase_if(next.snapshots, [&](const Snapshot& s) { return snapshot_ids.contains(s.snapshot_id); });
+  std::erase_if(next.snapshot_log, [&](const SnapshotLogEntry& e) { return snapshot_ids.contains(e.snapshot_id); });
+  next.validate();
+  *this = std::move(next);
+}
+
 void TableMetadata::record_previous_metadata_file(std::string metadata_file, std::int64_t timestamp_ms) {
   metadata_log.push_back({timestamp_ms, std::move(metadata_file)});
   const std::size_t max_entries = previous_versions_max(*this);

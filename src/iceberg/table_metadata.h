@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,10 @@ struct TableMetadata {
   // with the same structure. Raises last-column-id to cover its fields. Does not make it current.
   std::int32_t add_schema(const Schema& schema);
   void set_current_schema(std::int32_t schema_id);
+  // Removes the snapshots SNAPSHOT_IDS (snapshot expiry) and their snapshot-log entries. Refuses
+  // the current snapshot and any a ref points to. A kept snapshot's parent may be removed: the
+  // spec allows a parent-snapshot-id that is no longer among the snapshots.
+  void remove_snapshots(const std::set<std::int64_t>& snapshot_ids);
   // Appends the metadata file this metadata replaces (with its last-updated-ms) to the
   // metadata-log, dropping the oldest entries beyond write.metadata.previous-versions-max.
   void record_previous_metadata_file(std::string metadata_file, std::int64_t timestamp_ms);

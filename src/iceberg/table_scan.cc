@@ -88,8 +88,8 @@ void scan_rows(const ScanPlan& plan, const Schema& projection, const RowVisitor&
   for (const LiveFile& live : plan.delete_files) {
     if (live.file.content == FileContent::kPositionDeletes) {
       PositionDeletes deletes{live.data_sequence_number, {}};
-      for (Row& row : read_file_rows(live.file, position_delete_schema())) {
-        deletes.positions_by_file[std::get<std::string>(row[0])].push_back(std::get<std::int64_t>(row[1]));
+      for (PositionDelete& row : read_position_deletes(live.file)) {
+        deletes.positions_by_file[std::move(row.file_path)].push_back(row.pos);
       }
       position_deletes.push_back(std::move(deletes));
     } else {
@@ -140,6 +140,14 @@ void scan_rows(const ScanPlan& plan, const Schema& projection, const RowVisitor&
       if (!equality_deleted) visit(rows[pos], live, static_cast<std::int64_t>(pos));
     }
   }
+}
+
+std::vector<PositionDelete> read_position_deletes(const DataFile& file) {
+  std::vector<PositionDelete> deletes;
+  for (Row& row : read_file_rows(file, position_delete_schema())) {
+    deletes.push_back(PositionDelete{std::move(std::get<std::string>(row[0])), std::get<std::int64_t>(row[1])});
+  }
+  return deletes;
 }
 
 std::vector<Row> read_table_rows(const TableMetadata& metadata) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "iceberg/arrow_rows.h"
+#include "iceberg/data_file_writer.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 
@@ -38,6 +39,9 @@ ScanPlan plan_scan(const TableMetadata& metadata, std::optional<std::int64_t> sn
 // shaped by PROJECTION, a schema whose fields are matched to the files' columns by field id.
 using RowVisitor = std::function<void(const Row& row, const LiveFile& file, std::int64_t position)>;
 void scan_rows(const ScanPlan& plan, const Schema& projection, const RowVisitor& visit);
+
+// The (file_path, pos) rows of a position delete file.
+std::vector<PositionDelete> read_position_deletes(const DataFile& file);
 
 // All live rows of the current snapshot in the current schema.
 std::vector<Row> read_table_rows(const TableMetadata& metadata);

@@ -8,62 +8,12 @@
 #include "core/failpoint.h"
 #include "iceberg/manifest_list.h"
 #include "iceberg/metadata_file.h"
-#include "iceberg/single_value.h"
+#include "iceberg/table_files.h"
 #include "iceberg/table_scan.h"
 #include "iceberg/uuid.h"
 
 namespace binberg::iceberg {
 namespace {
-
-std::string join(const std::string& location, const std::string& relative) {
-  return !location.empty() && location.back() == '/' ? location + relative : location + "/" + relative;
-}
-
-std::vector<TypePtr> partition_types(const PartitionSpec& spec, const Schema& schema) {
-  std::vector<TypePtr> types;
-  for (const auto& field : spec.fields()) {
-    const NestedField* source = schema.find_field(field.source_id);
-    if (source == nullptr)
-      fail("partition field {}: source field {} is not in the schema", field.name, field.source_id);
-    types.push_back(field.transform.result_type(source->type));
-  }
-  return types;
-}
-
-// A partition tuple as a map key and as a path segment ("day=19700; bucket=3" -> "day=19700/bucket=3").
-std::string partition_key(const std::vector<TypePtr>& types, const std::vector<Literal>& values) {
-  std::string key;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (std::holds_alternative<std::monostate>(values[i])) {
-      key += "n";
-      continue;
-    }
-    const Bytes bytes = to_single_value(*types[i], values[i]);
-    key += fmt::format("v{}:", bytes.size());
-    key.append(bytes.begin(), bytes.end());
-  }
-  return key;
-}
-
-std::string partition_path(const PartitionSpec& spec, const std::vector<TypePtr>& types,
-                           const std::vector<Literal>& values) {
-  std::string path;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::string text;
-    if (std::holds_alternative<std::monostate>(values[i])) {
-      text = "null";
-    } else if (const auto* v32 = std::get_if<std::int32_t>(&values[i])) {
-      text = std::to_string(*v32);
-    } else if (const auto* v64 = std::get_if<std::int64_t>(&values[i])) {
-      text = std::to_string(*v64);
-    } else {
-      // Other values as hex of their single-value form: always a safe file name.
-      for (std::uint8_t byte : to_single_value(*types[i], values[i])) text += fmt::format("{:02x}", byte);
-    }
-    path += fmt::format("{}={}/", spec.fields()[i].name, text);
-  }
-  return path;
-}
 
 // A buffered row's memory, roughly: the literals and what strings and bytes hold outside them.
 std::size_t approximate_size(const Row& row) {
@@ -289,7 +239,7 @@ void TableWriter::write_buffered_rows() {
   }
   int file_number = 0;
   for (auto& [key, group] : by_partition) {
-    const std::string directory = join(base.location, "data/" + partition_path(spec, types, group.partition));
+    const std::string directory = data_directory(base, spec, group.partition);
     const auto per_file = static_cast<std::size_t>(options_.max_rows_per_file);
     for (std::size_t start = 0; start < group.rows.size(); start += per_file) {
       const std::size_t end = std::min(group.rows.size(), start + per_file);
@@ -359,8 +309,7 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
   std::map<std::int32_t, std::vector<ManifestEntry>> delete_entries_by_spec;
   for (auto& [spec_and_key, group] : deletes_by_partition) {
     const PartitionSpec& file_spec = *base.find_partition_spec(group.file->spec_id);
-    const std::string directory = join(
-        base.location, "data/" + partition_path(file_spec, partition_types(file_spec, schema), group.file->partition));
+    const std::string directory = data_directory(base, file_spec, group.file->partition);
     const std::string location = directory + fmt::format("{}-{:05}-deletes.parquet", file_prefix, file_number++);
     DataFile file =
         write_position_delete_file(location, group.file->partition, std::move(group.deletes), options_.files);
@@ -376,7 +325,7 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
   std::vector<ManifestFile> manifests;
   int manifest_number = 0;
   const auto manifest_location = [&] {
-    return join(base.location, fmt::format("metadata/{}-m{}.avro", file_prefix, manifest_number++));
+    return join_location(base.location, fmt::format("metadata/{}-m{}.avro", file_prefix, manifest_number++));
   };
   if (!data_entries.empty()) {
     manifests.push_back(
@@ -388,10 +337,16 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
   }
   const Snapshot* parent = base.current_snapshot();
   if (parent != nullptr) {
-    for (ManifestFile& manifest : read_manifest_list(parent->manifest_list)) manifests.push_back(std::move(manifest));
+    for (ManifestFile& manifest : read_manifest_list(parent->manifest_list)) {
+      // A manifest that only records removals (a compaction's) has done its job for the snapshot
+      // that made them; counts are trusted only when they say so (old writers leave them 0).
+      const bool only_removals =
+          manifest.deleted_files_count > 0 && manifest.added_files_count == 0 && manifest.existing_files_count == 0;
+      if (!only_removals) manifests.push_back(std::move(manifest));
+    }
   }
   const std::string manifest_list =
-      join(base.location, fmt::format("metadata/snap-{}-1-{}.avro", snapshot_id, file_prefix));
+      join_location(base.location, fmt::format("metadata/snap-{}-1-{}.avro", snapshot_id, file_prefix));
   write_manifest_list(manifest_list, snapshot_id, base.current_snapshot_id, sequence_number, manifests);
   failpoint::hit("iceberg.writer.after_manifests");
 
@@ -426,11 +381,8 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
   add_total(summary, parent, "total-files-size", commit.stats.bytes_written);
 
   TableMetadata next = base;
-  next.record_previous_metadata_file(table_.metadata_location, base.last_updated_ms);
   next.add_snapshot(std::move(snapshot));
-  const std::int32_t version =
-      metadata_file_version(table_.metadata_location).value_or(static_cast<std::int32_t>(base.metadata_log.size())) + 1;
-  commit.new_metadata_location = write_metadata_file(next, version);
+  commit.new_metadata_location = write_next_metadata_file(table_, next);
   failpoint::hit("iceberg.writer.after_metadata_file");
   commit.metadata = std::move(next);
   prepared_ = commit.new_metadata_location;
@@ -473,21 +425,10 @@ void commit_tables(Catalog& catalog, const std::vector<TableWriter*>& writers,
     swaps.push_back(TableCommit{commit.id, commit.base_metadata_location, commit.new_metadata_location});
   }
   try {
-    catalog.commit(swaps);
+    commit_or_recognize(catalog, swaps);
   } catch (const Error&) {
-    // The commit may have landed before the error (a lost reply): then every table points at our
-    // new metadata, since the catalog commits all or none. Anything else is a failed commit.
-    bool landed = true;
-    try {
-      for (const auto& commit : commits)
-        landed = landed && catalog.metadata_location(commit.id) == commit.new_metadata_location;
-    } catch (const Error&) {
-      landed = false;
-    }
-    if (!landed) {
-      for (TableWriter* writer : writers) writer->poison();
-      throw;
-    }
+    for (TableWriter* writer : writers) writer->poison();
+    throw;
   }
   for (std::size_t i = 0; i < writers.size(); ++i) writers[i]->committed(commits[i]);
 }

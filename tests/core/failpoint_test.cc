@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <vector>
+
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -69,6 +72,16 @@ TEST_F(FailpointTest, DelaySleeps) {
   const auto start = std::chrono::steady_clock::now();
   hit("slow");
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
+}
+
+TEST_F(FailpointTest, CallRunsTheArmedFunctionOnTheSelectedHits) {
+  std::vector<std::uint64_t> calls;
+  arm_call(
+      "step", [&] { calls.push_back(hit_count("step")); }, Trigger{Action::kCall, {}, 2, 2});
+  for (int i = 0; i < 5; ++i) hit("step");
+  EXPECT_EQ(calls, (std::vector<std::uint64_t>{2, 3})) << "from the 2nd hit, at most twice";
+  arm_call("throws", [] { throw std::runtime_error("from the call"); });
+  EXPECT_THROW(hit("throws"), std::runtime_error);
 }
 
 TEST_F(FailpointTest, DisarmStopsFiring) {

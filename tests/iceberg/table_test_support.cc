@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "iceberg/canonical_row.h"
+#include "iceberg/table_scan.h"
 #include "support/test_services.h"  // run_command
 
 namespace binberg::iceberg::test_tables {
@@ -96,6 +97,30 @@ CatalogOptions sqlite_catalog_options(const std::string& dir) {
   options.uri = "sqlite:///" + dir + "/catalog.db";
   options.warehouse = dir + "/warehouse";
   return options;
+}
+
+void TableTest::SetUp() {
+  options_ = sqlite_catalog_options(dir_.path().string());
+  catalog_ = open_catalog(options_);
+  catalog_->create_namespace("db");
+}
+
+LoadedTable TableTest::create(const std::string& name, const PartitionSpec& spec) {
+  return catalog_->create_table(TableIdentifier{"db", name}, keyed_schema(), spec, SortOrder::unsorted(), {});
+}
+
+void TableTest::commit(TableWriter& writer, const std::string& commit_id) {
+  PreparedCommit prepared = writer.prepare(commit_id, {{"binberg.source-position", commit_id}}, kNow);
+  commit_tables(*catalog_, {&writer}, {prepared});
+}
+
+void TableTest::expect_all_readers_see(const std::string& name, const std::vector<Row>& expected) {
+  const LoadedTable table = catalog_->load_table(TableIdentifier{"db", name});
+  const auto want = canonical_rows(keyed_schema(), expected);
+  EXPECT_EQ(canonical_rows(keyed_schema(), read_table_rows(table.metadata)), want) << "binberg reader";
+  EXPECT_EQ(tool_rows(fmt::format("rows pyiceberg '{}' '{}' db.{}", options_.uri, options_.warehouse, name)), want)
+      << "pyiceberg";
+  EXPECT_EQ(tool_rows(fmt::format("rows duckdb '{}'", table.metadata_location)), want) << "duckdb";
 }
 
 }  // namespace binberg::iceberg::test_tables

@@ -4,6 +4,8 @@
 // its expected final state, and the canonical row form table_reader_tool.py prints, so that
 // binberg's reader, pyiceberg and DuckDB can be compared exactly.
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "iceberg/arrow_rows.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
+#include "support/temp_dir.h"
 
 namespace binberg::iceberg::test_tables {
 
@@ -52,5 +55,23 @@ class ChangeGenerator {
 
 // A SQLite catalog in DIR with namespace "db".
 CatalogOptions sqlite_catalog_options(const std::string& dir);
+
+// A fresh SQLite catalog with namespace "db" in a temporary directory, and the checks the
+// table-layer tests share.
+class TableTest : public ::testing::Test {
+ protected:
+  static constexpr std::int64_t kNow = 1'750'000'000'000;
+
+  void SetUp() override;
+  LoadedTable create(const std::string& name, const PartitionSpec& spec = PartitionSpec::unpartitioned());
+  // Prepares and commits WRITER's batch, with COMMIT_ID also as binberg.source-position.
+  void commit(TableWriter& writer, const std::string& commit_id);
+  // binberg, pyiceberg and DuckDB all read EXPECTED from table db.NAME.
+  void expect_all_readers_see(const std::string& name, const std::vector<Row>& expected);
+
+  binberg::testing::TempDir dir_;
+  CatalogOptions options_;
+  std::unique_ptr<Catalog> catalog_;
+};
 
 }  // namespace binberg::iceberg::test_tables

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include "iceberg/table_scan.h"
-#include "support/temp_dir.h"
 #include "table_test_support.h"
 
 namespace binberg::iceberg {
@@ -18,41 +17,7 @@ using test_tables::keyed_row;
 using test_tables::keyed_schema;
 using test_tables::tool_rows;
 
-constexpr std::int64_t kNow = 1'750'000'000'000;
-
-class TableWriterTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    options_ = test_tables::sqlite_catalog_options(dir_.path().string());
-    catalog_ = open_catalog(options_);
-    catalog_->create_namespace("db");
-  }
-
-  LoadedTable create(const std::string& name, const PartitionSpec& spec = PartitionSpec::unpartitioned()) {
-    return catalog_->create_table(TableIdentifier{"db", name}, keyed_schema(), spec, SortOrder::unsorted(), {});
-  }
-
-  void commit(TableWriter& writer, const std::string& commit_id) {
-    PreparedCommit prepared = writer.prepare(commit_id, {{"binberg.source-position", commit_id}}, kNow);
-    commit_tables(*catalog_, {&writer}, {prepared});
-  }
-
-  // binberg, pyiceberg and DuckDB all read EXPECTED from the table.
-  void expect_all_readers_see(const std::string& name, const std::vector<Row>& expected) {
-    const LoadedTable table = catalog_->load_table(TableIdentifier{"db", name});
-    const auto want = canonical_rows(keyed_schema(), expected);
-    EXPECT_EQ(canonical_rows(keyed_schema(), read_table_rows(table.metadata)), want) << "binberg reader";
-    EXPECT_EQ(
-        test_tables::tool_rows(fmt::format("rows pyiceberg '{}' '{}' db.{}", options_.uri, options_.warehouse, name)),
-        want)
-        << "pyiceberg";
-    EXPECT_EQ(test_tables::tool_rows(fmt::format("rows duckdb '{}'", table.metadata_location)), want) << "duckdb";
-  }
-
-  binberg::testing::TempDir dir_;
-  CatalogOptions options_;
-  std::unique_ptr<Catalog> catalog_;
-};
+class TableWriterTest : public test_tables::TableTest {};
 
 TEST_F(TableWriterTest, UpsertsAndDeletesAcrossCommitsAgreeWithPyicebergAndDuckdb) {
   TableWriter writer(create("orders"), WriteMode::kUpsert);
