@@ -2,6 +2,7 @@
 //   - a writer SIGKILLed at every named failpoint of a commit leaves the table at the old snapshot
 //     (or at the new one once the catalog committed), readable by binberg, pyiceberg and DuckDB,
 //     and a restarted writer commits the same batch;
+//   - maintenance SIGKILLed at each of its steps changes no row, and a rerun completes it;
 //   - two processes committing to one table through one catalog lose no commit.
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/clock.h"
+#include "iceberg/snapshot_expiry.h"
 #include "iceberg/table_scan.h"
 #include "iceberg/table_writer.h"
 #include "support/temp_dir.h"
@@ -120,6 +123,58 @@ INSTANTIATE_TEST_SUITE_P(EveryCommitFailpoint, TableCrashTest, ::testing::Values
                          }()),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            std::string name = param.param;
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+// Maintenance SIGKILLed at each of its steps: the rows never change (old or new snapshot, both
+// hold them), a rerun completes it, and orphan removal then clears what the crash left behind.
+struct MaintenanceCrash {
+  std::string operation;  // table_tool --maintenance
+  std::string failpoint;
+};
+
+class MaintenanceCrashTest : public TableProcessTest, public ::testing::WithParamInterface<MaintenanceCrash> {};
+
+TEST_P(MaintenanceCrashTest, CrashChangesNoRowAndARerunCompletes) {
+  const auto& [operation, failpoint] = GetParam();
+  catalog_->create_table(TableIdentifier{"db", "t"}, keyed_schema(), PartitionSpec::unpartitioned(),
+                         SortOrder::unsorted(), {});
+  ASSERT_EQ(run_tool(tool_arguments("t", 0, 4)).exit_code, 0);
+  ChangeGenerator state(kSeed, kKeySpace);
+  for (int batch = 0; batch < 4; ++batch) state.apply(nullptr, kChanges);
+  const std::string maintenance = " --maintenance " + operation;
+
+  const ToolRun crashed = run_tool(tool_arguments("t", 4, 4) + maintenance, failpoint + "=crash");
+  ASSERT_TRUE(crashed.killed) << failpoint << " was not hit (exit code " << crashed.exit_code << ")";
+  expect_all_readers_see("t", state);
+  ASSERT_EQ(run_tool(tool_arguments("t", 4, 4) + maintenance).exit_code, 0) << "rerun after the crash";
+  expect_all_readers_see("t", state);
+  const LoadedTable table = catalog_->load_table(TableIdentifier{"db", "t"});
+  if (operation == "compact") {
+    EXPECT_TRUE(plan_scan(table.metadata).delete_files.empty());
+  } else {
+    EXPECT_EQ(table.metadata.snapshots.size(), 1u);
+  }
+  OrphanOptions orphans;
+  orphans.older_than_ms = unix_millis() + 60'000;
+  remove_orphan_files(*catalog_, TableIdentifier{"db", "t"}, orphans);
+  expect_all_readers_see("t", state);
+  orphans.dry_run = true;
+  EXPECT_TRUE(remove_orphan_files(*catalog_, TableIdentifier{"db", "t"}, orphans).orphan_files.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryMaintenanceFailpoint, MaintenanceCrashTest,
+                         ::testing::Values(MaintenanceCrash{"compact", "iceberg.parquet.before_close"},
+                                           MaintenanceCrash{"compact", "iceberg.compaction.after_data_files"},
+                                           MaintenanceCrash{"compact", "iceberg.compaction.after_manifests"},
+                                           MaintenanceCrash{"compact", "iceberg.catalog.before_commit"},
+                                           MaintenanceCrash{"compact", "iceberg.catalog.after_commit"},
+                                           MaintenanceCrash{"expire", "iceberg.catalog.before_commit"},
+                                           MaintenanceCrash{"expire", "iceberg.catalog.after_commit"},
+                                           MaintenanceCrash{"expire", "iceberg.expire.before_delete_files"}),
+                         [](const ::testing::TestParamInfo<MaintenanceCrash>& param) {
+                           std::string name = param.param.operation + "_" + param.param.failpoint;
                            for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });

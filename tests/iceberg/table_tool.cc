@@ -3,10 +3,11 @@
 // against one catalog and then check the table against the generator's expected state.
 //
 //   table_tool --uri U --warehouse W --table NAME --seed S --key-space K [--first-key F]
-//              --changes N --batches B [--skip-batches A] [--writer-id ID]
+//              --changes N --batches B [--skip-batches A] [--writer-id ID] [--maintenance compact|expire]
 //
 // Batches 1..A only advance the generator (another process committed them); batches A+1..B are
-// committed one snapshot each, retried from a fresh load of the table on CommitConflict.
+// committed one snapshot each, retried from a fresh load of the table on CommitConflict. Then
+// --maintenance compacts the table, or expires every snapshot but the current one.
 // BINBERG_FAILPOINTS arms failpoints. Prints {"commits": C, "conflicts": X} on success.
 
 #include <fmt/format.h>
@@ -17,7 +18,10 @@
 #include <map>
 #include <string>
 
+#include "core/clock.h"
 #include "core/failpoint.h"
+#include "iceberg/compaction.h"
+#include "iceberg/snapshot_expiry.h"
 #include "iceberg/table_writer.h"
 #include "table_test_support.h"
 
@@ -88,6 +92,17 @@ int run(int argc, char** argv) {
       } catch (const CommitConflict&) {
         ++conflicts;  // another writer committed first: reload and apply the batch again
       }
+    }
+  }
+  if (const auto it = arguments.find("maintenance"); it != arguments.end()) {
+    if (it->second == "compact") {
+      compact_table(*catalog, id);
+    } else if (it->second == "expire") {
+      ExpireOptions expire;
+      expire.older_than_ms = binberg::unix_millis() + 60'000;
+      expire_snapshots(*catalog, id, expire);
+    } else {
+      throw std::runtime_error("--maintenance: expected compact or expire, got " + it->second);
     }
   }
   std::cout << fmt::format(R"({{"commits": {}, "conflicts": {}}})", commits, conflicts) << std::endl;
