@@ -20,5 +20,6 @@ Command add_smoke_command(CLI::App& app);
 Command add_replicate_command(CLI::App& app);
 Command add_reconcile_command(CLI::App& app);
 Command add_gen_command(CLI::App& app);
+Command add_table_command(CLI::App& app);
 
 }  // namespace binberg::cli

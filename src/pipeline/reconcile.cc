@@ -122,7 +122,16 @@ EventAudit audit_changelog(const ReconcileOptions& options, iceberg::Catalog& ca
   }
   // The first snapshot holds the initial copy; binlog events follow its position.
   const iceberg::Snapshot* first = snapshot;
-  while (first->parent_snapshot_id) first = changelog.metadata.find_snapshot(*first->parent_snapshot_id);
+  while (first->parent_snapshot_id) {
+    const iceberg::Snapshot* parent = changelog.metadata.find_snapshot(*first->parent_snapshot_id);
+    if (parent == nullptr) {
+      fail(
+          "changelog {}: its history was expired (snapshot {} is gone); the event audit needs every snapshot back to "
+          "the initial copy — run reconcile with --no-audit, or expire only the current-state tables",
+          options.changelog_table->to_string(), *first->parent_snapshot_id);
+    }
+    first = parent;
+  }
   const SourcePosition initial = *position_of(*first);
   std::uint64_t snapshot_rows = 0;
   if (auto it = first->summary.find("binberg.snapshot-rows"); it != first->summary.end()) {

@@ -456,6 +456,31 @@ void Replicator::commit(const SourcePosition& position, bool all_tables) {
 }
 
 void Replicator::run(const std::function<bool()>& stop) {
+  std::uint32_t conflicts_in_a_row = 0;
+  for (;;) {
+    const std::uint64_t commits_before = stats_.commits;
+    try {
+      run_session(stop);
+      return;
+    } catch (const iceberg::CommitConflict& conflict) {
+      // The writers that lost are poisoned and their batch is dropped with them; none of it was
+      // published, and the tables' positions say where to resume (invariant 3).
+      conflicts_in_a_row = stats_.commits > commits_before ? 1 : conflicts_in_a_row + 1;
+      ++stats_.commit_conflicts;
+      metrics_.commit_conflicts.add();
+      if (conflicts_in_a_row > options_.max_consecutive_conflicts) throw;
+      spdlog::warn("{}; another writer committed to the table (maintenance?): reopening the tables and resuming",
+                   conflict.what());
+      tables_.clear();
+      pending_events_ = 0;
+      pending_source_commit_ms_ = 0;
+      txn_captured_ = txn_applied_ = false;
+      metrics_.pending_events.set(0);
+    }
+  }
+}
+
+void Replicator::run_session(const std::function<bool()>& stop) {
   open_tables();
   std::vector<Table*> new_tables;
   for (auto& table : tables_) {

@@ -74,6 +74,7 @@ struct ReplicatorOptions {
   // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
   // GTID (or binlog file:pos without GTIDs).
   std::vector<std::string> accepted_schema_changes;
+  std::uint32_t max_consecutive_conflicts = 10;
 };
 
 struct ReplicatorStats {
@@ -82,6 +83,7 @@ struct ReplicatorStats {
   std::uint64_t skipped_transactions = 0;  // already in every table they touch (restart)
   std::uint64_t snapshot_rows = 0;
   std::uint64_t commits = 0;
+  std::uint64_t commit_conflicts = 0;      // commits lost to another writer, each followed by a reopen
   std::int64_t last_commit_ms = 0;         // duration of the last catalog commit
   std::int64_t last_source_commit_ms = 0;  // source commit time of the last transaction committed
   std::string position;                    // last committed position, for logs
@@ -95,6 +97,11 @@ class Replicator {
   // Creates the Iceberg tables that are missing, snapshots the source tables the Iceberg tables
   // have no position for yet, then streams until STOP returns true (checked between transactions
   // and at least every heartbeat), commits what is pending and returns.
+  //
+  // A commit that loses its catalog swap to another writer of a table (compaction, snapshot
+  // expiry) is not an error: nothing of it was published, so every table is reopened from the
+  // catalog and streaming resumes from the positions the tables record, as after a restart.
+  // max_consecutive_conflicts in a row without a commit in between end the run with the conflict.
   void run(const std::function<bool()>& stop);
 
   const ReplicatorStats& stats() const { return stats_; }
@@ -102,6 +109,8 @@ class Replicator {
  private:
   struct Table;
 
+  // One run from opening the tables to STOP, or to a CommitConflict.
+  void run_session(const std::function<bool()>& stop);
   void open_tables();
   void snapshot(const std::vector<Table*>& tables);
   // EVENTS of TXN, the next of its batches; FIRST on its first batch.

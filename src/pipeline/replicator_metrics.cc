@@ -17,6 +17,11 @@ ReplicatorMetrics::ReplicatorMetrics(metrics::Registry& registry_)
       snapshot_rows(
           registry.counter("binberg_replicate_snapshot_rows_total", "Rows copied by the initial snapshot", {"table"})),
       commits(registry.counter("binberg_replicate_commits_total", "Iceberg commits (catalog transactions)").counter()),
+      commit_conflicts(registry
+                           .counter("binberg_replicate_commit_conflicts_total",
+                                    "Commits lost to another writer of a table (compaction, expiry); each one "
+                                    "reopens the tables and resumes from their positions")
+                           .counter()),
       bytes_written(
           registry.counter("binberg_replicate_bytes_written_total", "Bytes of data and delete files committed")
               .counter()),

@@ -17,6 +17,7 @@ struct ReplicatorMetrics {
   metrics::Family& events;                 // {table, op}: row events applied
   metrics::Family& snapshot_rows;          // {table}
   metrics::Counter& commits;
+  metrics::Counter& commit_conflicts;  // catalog swaps lost to another writer (maintenance)
   metrics::Counter& bytes_written;
   metrics::Histogram& commit_duration;    // seconds, prepare through catalog transaction
   metrics::Histogram& commit_events;      // row events per commit
