@@ -53,6 +53,7 @@ clean:
 bench: build
 	$(RELEASE_DIR)/bench/decode_bench --dir $${BINBERG_SERVICES_DIR:-.services}
 	$(RELEASE_DIR)/bench/avro_bench
+	$(RELEASE_DIR)/bench/table_bench
 	.venv/bin/python bench/path_a_bench.py
 
 # libFuzzer targets (clang) built in build/fuzz and run for FUZZ_SECONDS each; see docs/fuzzing.md.
