@@ -31,6 +31,7 @@ std::uint32_t PrimaryKeyIndex::add_file(IndexedFile file) {
   if (files_.size() >= std::numeric_limits<std::uint32_t>::max()) fail("primary-key index: too many data files");
   const auto ordinal = static_cast<std::uint32_t>(files_.size());
   file_ordinals_.emplace(file.path, ordinal);
+  files_bytes_ += sizeof(IndexedFile) + 3 * file.path.size() + 64;
   files_.push_back(std::move(file));
   return ordinal;
 }
@@ -41,30 +42,44 @@ std::optional<PrimaryKeyIndex::Location> PrimaryKeyIndex::find(std::string_view 
   return it->second;
 }
 
+namespace {
+// Heap bytes a key holds beyond the string itself: nothing within the small-string buffer.
+std::size_t key_heap_bytes(const std::string& key) { return key.capacity() > 15 ? key.capacity() + 1 + 16 : 0; }
+}  // namespace
+
 bool PrimaryKeyIndex::insert(std::string key, Location location) {
-  return locations_.emplace(std::move(key), location).second;
+  const auto [it, inserted] = locations_.emplace(std::move(key), location);
+  if (inserted) key_heap_bytes_ += key_heap_bytes(it->first);
+  return inserted;
 }
 
 void PrimaryKeyIndex::assign(std::string key, Location location) {
-  locations_.insert_or_assign(std::move(key), location);
+  if (auto it = locations_.find(key); it != locations_.end()) {
+    it->second = location;
+    return;
+  }
+  insert(std::move(key), location);
 }
 
 bool PrimaryKeyIndex::erase(std::string_view key) {
   auto it = locations_.find(key);
   if (it == locations_.end()) return false;
+  key_heap_bytes_ -= key_heap_bytes(it->first);
   locations_.erase(it);
   return true;
+}
+
+void PrimaryKeyIndex::clear_keys() {
+  locations_ = {};
+  key_heap_bytes_ = 0;
 }
 
 std::size_t PrimaryKeyIndex::memory_bytes() const {
   // libstdc++ hash node: next pointer, value, cached hash; plus malloc's 16-byte header.
   constexpr std::size_t kNodeBytes =
       sizeof(void*) + sizeof(std::pair<const std::string, Location>) + sizeof(std::size_t) + 16;
-  std::size_t bytes = locations_.bucket_count() * sizeof(void*) + locations_.size() * kNodeBytes;
-  for (const auto& [key, location] : locations_) {
-    if (key.capacity() > 15) bytes += key.capacity() + 1 + 16;  // beyond the small-string buffer
-  }
-  for (const auto& file : files_) bytes += sizeof(IndexedFile) + file.path.capacity() + 2 * file.path.size();
+  std::size_t bytes = locations_.bucket_count() * sizeof(void*) + locations_.size() * kNodeBytes + key_heap_bytes_;
+  bytes += files_bytes_;
   return bytes;
 }
 

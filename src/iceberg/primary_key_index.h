@@ -44,8 +44,11 @@ class PrimaryKeyIndex {
   void assign(std::string key, Location location);
   bool erase(std::string_view key);
 
+  // Forgets every key, keeps the files (the writer's key-scan mode, table_writer.h).
+  void clear_keys();
+
   std::size_t size() const { return locations_.size(); }
-  // Estimated heap bytes: keys, hash nodes, buckets and file records.
+  // Estimated heap bytes: keys, hash nodes, buckets and file records. Constant time.
   std::size_t memory_bytes() const;
 
  private:
@@ -56,6 +59,7 @@ class PrimaryKeyIndex {
   std::unordered_map<std::string, Location, KeyHash, std::equal_to<>> locations_;
   std::vector<IndexedFile> files_;
   std::unordered_map<std::string, std::uint32_t> file_ordinals_;
+  std::size_t key_heap_bytes_ = 0, files_bytes_ = 0;
 };
 
 }  // namespace binberg::iceberg

@@ -1,5 +1,7 @@
 #include "iceberg/table_writer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -8,6 +10,7 @@
 #include "core/failpoint.h"
 #include "iceberg/manifest_list.h"
 #include "iceberg/metadata_file.h"
+#include "iceberg/single_value.h"
 #include "iceberg/table_files.h"
 #include "iceberg/table_scan.h"
 #include "iceberg/uuid.h"
@@ -77,7 +80,8 @@ void TableWriter::locate_key_columns() {
 
 void TableWriter::evolve_schema(const Schema& schema, const std::map<std::string, std::string>& properties) {
   check_usable();
-  if (!pending_rows_.empty() || !deleted_committed_.empty() || !written_files_.empty() || !deleted_written_.empty()) {
+  if (!pending_rows_.empty() || !deleted_committed_.empty() || !written_files_.empty() || !deleted_written_.empty() ||
+      !unlocated_.empty()) {
     fail("table {}: the schema can only change between commits", table_.id.to_string());
   }
   TableMetadata next = table_.metadata;
@@ -99,6 +103,76 @@ void TableWriter::evolve_schema(const Schema& schema, const std::map<std::string
   if (mode_ == WriteMode::kUpsert) locate_key_columns();
 }
 
+namespace {
+// Ends an index rebuild early once the index outgrew its bound.
+struct IndexOutgrown {};
+}  // namespace
+
+void TableWriter::bound_index() {
+  if (key_scan_ || index_.memory_bytes() <= options_.max_index_bytes) return;
+  spdlog::info(
+      "table {}: the primary-key index outgrew {} MiB at {} keys; changed keys are located at each commit from now on",
+      table_.id.to_string(), options_.max_index_bytes >> 20, index_.size());
+  key_scan_ = true;
+  index_ = PrimaryKeyIndex();
+}
+
+void TableWriter::locate_changed_keys() {
+  if (unlocated_.empty()) return;
+  const ScanPlan plan = plan_scan(table_.metadata);
+  ScanPlan candidates{plan.snapshot_id, {}, plan.delete_files};
+  // With one integer key column, a file whose key bounds hold none of the changed keys is skipped.
+  const NestedField& key_field = key_schema_->fields().front();
+  const bool prunable = key_schema_->fields().size() == 1 &&
+                        (key_field.type->to_string() == "long" || key_field.type->to_string() == "int");
+  std::vector<std::int64_t> keys;
+  if (prunable) {
+    for (const auto& [encoded, key] : unlocated_) {
+      keys.push_back(std::visit(
+          [](const auto& v) -> std::int64_t {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::int32_t> ||
+                          std::is_same_v<std::decay_t<decltype(v)>, std::int64_t>) {
+              return v;
+            } else {
+              return 0;
+            }
+          },
+          key.front()));
+    }
+    std::sort(keys.begin(), keys.end());
+  }
+  const auto integer = [&](const Bytes& bytes) {
+    const Literal value = from_single_value(*key_field.type, bytes, "key bound");
+    return std::holds_alternative<std::int32_t>(value) ? std::get<std::int32_t>(value) : std::get<std::int64_t>(value);
+  };
+  for (const LiveFile& file : plan.data_files) {
+    const auto lower = file.file.lower_bounds.find(key_field.id);
+    const auto upper = file.file.upper_bounds.find(key_field.id);
+    if (prunable && lower != file.file.lower_bounds.end() && upper != file.file.upper_bounds.end()) {
+      const auto first = std::lower_bound(keys.begin(), keys.end(), integer(lower->second));
+      if (first == keys.end() || *first > integer(upper->second)) continue;
+    }
+    candidates.data_files.push_back(file);
+  }
+  files_scanned_for_keys_ += static_cast<std::int64_t>(candidates.data_files.size());
+  const LiveFile* last_file = nullptr;
+  std::uint32_t ordinal = 0;
+  scan_rows(candidates, *key_schema_, [&](const Row& key, const LiveFile& file, std::int64_t position) {
+    const std::string encoded = encode_key(*key_schema_, key);
+    if (!unlocated_.contains(encoded)) return;
+    if (&file != last_file) {
+      ordinal = index_.add_file(IndexedFile{file.file.file_path, file.spec_id, file.file.partition});
+      last_file = &file;
+    }
+    deleted_committed_.emplace(encoded, PrimaryKeyIndex::Location{ordinal, static_cast<std::uint32_t>(position)});
+  });
+  for (const std::string& key : unlocated_removes_) {
+    if (!deleted_committed_.contains(key)) ++absent_key_deletes_;
+  }
+  unlocated_.clear();
+  unlocated_removes_.clear();
+}
+
 void TableWriter::rebuild_index() {
   locate_key_columns();
   index_ = PrimaryKeyIndex();
@@ -113,25 +187,30 @@ void TableWriter::rebuild_index() {
   }
   const LiveFile* last_file = nullptr;
   std::uint32_t ordinal = 0;
-  scan_rows(plan, *key_schema_, [&](const Row& key_row, const LiveFile& file, std::int64_t position) {
-    if (&file != last_file) {
-      ordinal = index_.add_file(IndexedFile{file.file.file_path, file.spec_id, file.file.partition});
-      last_file = &file;
-    }
-    if (position > std::numeric_limits<std::uint32_t>::max()) {
-      fail("table {}: data file {} has more than 2^32 rows", table_.id.to_string(), file.file.file_path);
-    }
-    const PrimaryKeyIndex::Location location{ordinal, static_cast<std::uint32_t>(position)};
-    if (!index_.insert(encode_key(*key_schema_, key_row), location)) {
-      fail(
-          "table {}: a primary key is held twice (again in {} row {}); the table breaks the one-row-per-key "
-          "invariant",
-          table_.id.to_string(), file.file.file_path, position);
-    }
-  });
+  try {
+    scan_rows(plan, *key_schema_, [&](const Row& key, const LiveFile& file, std::int64_t position) {
+      if (&file != last_file) {
+        ordinal = index_.add_file(IndexedFile{file.file.file_path, file.spec_id, file.file.partition});
+        last_file = &file;
+      }
+      if (position > std::numeric_limits<std::uint32_t>::max()) {
+        fail("table {}: data file {} has more than 2^32 rows", table_.id.to_string(), file.file.file_path);
+      }
+      const PrimaryKeyIndex::Location location{ordinal, static_cast<std::uint32_t>(position)};
+      if ((index_.size() & 0xffff) == 0 && index_.memory_bytes() > options_.max_index_bytes) throw IndexOutgrown{};
+      if (!index_.insert(encode_key(*key_schema_, key), location)) {
+        fail(
+            "table {}: a primary key is held twice (again in {} row {}); the table breaks the one-row-per-key "
+            "invariant",
+            table_.id.to_string(), file.file.file_path, position);
+      }
+    });
+  } catch (const IndexOutgrown&) {
+  }
+  bound_index();
 }
 
-std::string TableWriter::key_of(const Row& row) const {
+Row TableWriter::key_row(const Row& row) const {
   Row key;
   for (std::size_t c : key_columns_) {
     if (c >= row.size() || std::holds_alternative<std::monostate>(row[c])) {
@@ -141,7 +220,7 @@ std::string TableWriter::key_of(const Row& row) const {
     }
     key.push_back(row[c]);
   }
-  return encode_key(*key_schema_, key);
+  return key;
 }
 
 void TableWriter::check_usable() const {
@@ -149,27 +228,28 @@ void TableWriter::check_usable() const {
   if (prepared_) fail("table {}: a prepared commit is outstanding", table_.id.to_string());
 }
 
-void TableWriter::delete_committed_row(const std::string& key) {
-  if (deleted_committed_.contains(key)) return;
-  if (auto location = index_.find(key)) deleted_committed_.emplace(key, *location);
-}
-
-bool TableWriter::delete_older_row(const std::string& key) {
+TableWriter::OlderRow TableWriter::delete_older_row(const std::string& key, const Row& row) {
   if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
-    std::optional<Row>& row = pending_rows_[it->second].row;
-    buffered_bytes_ -= approximate_size(*row);
-    row.reset();
+    std::optional<Row>& buffered = pending_rows_[it->second].row;
+    buffered_bytes_ -= approximate_size(*buffered);
+    buffered.reset();
     pending_by_key_.erase(it);
-    return true;
+    return OlderRow::kDeleted;
   }
   if (auto it = written_by_key_.find(key); it != written_by_key_.end()) {
     deleted_written_.push_back(it->second);
     written_by_key_.erase(it);
-    return true;
+    return OlderRow::kDeleted;
   }
-  if (deleted_committed_.contains(key) || !index_.find(key)) return false;
-  delete_committed_row(key);
-  return true;
+  if (deleted_committed_.contains(key) || unlocated_.contains(key)) return OlderRow::kNone;
+  if (key_scan_) {
+    unlocated_.emplace(key, key_row(row));
+    return OlderRow::kLocatedAtCommit;
+  }
+  const auto location = index_.find(key);
+  if (!location) return OlderRow::kNone;
+  deleted_committed_.emplace(key, *location);
+  return OlderRow::kDeleted;
 }
 
 void TableWriter::buffer(PendingRow pending) {
@@ -185,7 +265,7 @@ void TableWriter::buffer(PendingRow pending) {
 void TableWriter::upsert(Row row) {
   check_usable();
   if (mode_ != WriteMode::kUpsert) fail("table {}: upsert on an append-only writer", table_.id.to_string());
-  std::string key = key_of(row);
+  std::string key = encode_key(*key_schema_, key_row(row));
   ++pending_changes_;
   if (auto it = pending_by_key_.find(key); it != pending_by_key_.end()) {
     std::optional<Row>& buffered = pending_rows_[it->second].row;
@@ -193,17 +273,30 @@ void TableWriter::upsert(Row row) {
     buffered = std::move(row);
     return;
   }
-  delete_older_row(key);
+  delete_older_row(key, row);
   buffer(PendingRow{std::move(row), std::move(key)});
 }
 
 void TableWriter::remove(const Row& row) {
   check_usable();
   if (mode_ != WriteMode::kUpsert) fail("table {}: delete on an append-only writer", table_.id.to_string());
-  const std::string key = key_of(row);
+  std::string key = encode_key(*key_schema_, key_row(row));
   ++pending_changes_;
   // A key deleted by this batch before (and not written since) counts as found: it was there.
-  if (!delete_older_row(key) && !deleted_committed_.contains(key)) ++absent_key_deletes_;
+  switch (delete_older_row(key, row)) {
+    case OlderRow::kDeleted:
+      break;
+    case OlderRow::kNone:
+      if (unlocated_.contains(key)) {
+        unlocated_removes_.push_back(std::move(key));  // absent if the commit does not find it
+      } else if (!deleted_committed_.contains(key)) {
+        ++absent_key_deletes_;
+      }
+      break;
+    case OlderRow::kLocatedAtCommit:
+      unlocated_removes_.push_back(std::move(key));
+      break;
+  }
 }
 
 void TableWriter::append(Row row) {
@@ -263,6 +356,7 @@ void TableWriter::write_buffered_rows() {
 PreparedCommit TableWriter::prepare(const std::string& commit_id,
                                     const std::map<std::string, std::string>& summary_properties, std::int64_t now_ms) {
   check_usable();
+  locate_changed_keys();
   write_buffered_rows();
   const TableMetadata& base = table_.metadata;
   const Schema& schema = base.current_schema();
@@ -393,7 +487,9 @@ void TableWriter::committed(const PreparedCommit& commit) {
   if (!prepared_ || *prepared_ != commit.new_metadata_location) {
     fail("table {}: committed() for a commit this writer did not prepare", table_.id.to_string());
   }
-  if (mode_ == WriteMode::kUpsert) {
+  if (mode_ == WriteMode::kUpsert && key_scan_) {
+    index_ = PrimaryKeyIndex();  // only this commit's located files were in it
+  } else if (mode_ == WriteMode::kUpsert) {
     for (const auto& [key, location] : deleted_committed_) index_.erase(key);
     std::vector<std::uint32_t> ordinals;
     for (const DataFile& file : written_files_) {
@@ -404,6 +500,7 @@ void TableWriter::committed(const PreparedCommit& commit) {
       index_.assign(key, PrimaryKeyIndex::Location{ordinals[location.first], location.second});
     }
   }
+  if (mode_ == WriteMode::kUpsert) bound_index();
   table_ = LoadedTable{commit.id, commit.new_metadata_location, commit.metadata};
   pending_rows_.clear();
   pending_by_key_.clear();

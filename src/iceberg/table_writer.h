@@ -13,6 +13,12 @@
 // batch of any size — one huge source transaction — is still one snapshot, while the rows held in
 // memory stay bounded; what grows with the batch is one key and file position per changed key.
 //
+// Index memory: the primary-key index costs about 80 bytes per key plus the key bytes (bench/table_bench). Past
+// max_index_bytes the writer drops it and locates the keys a batch changes when it commits, by
+// scanning the key column of the data files that may hold them (files whose key bounds exclude
+// every changed key are skipped, so tables keyed by increasing integers read few files). Memory
+// then grows with the batch, not the table; commits read more.
+//
 // Invariants enforced here:
 //   - after every commit, each key has at most one live row (the index rejects a table that
 //     breaks this when it is rebuilt, and the writer deletes a key's old row before it writes the
@@ -50,6 +56,8 @@ struct TableWriterOptions {
   std::int64_t max_rows_per_file = 1'000'000;
   // Buffered rows (estimated in-memory size) beyond which the batch is written to data files early.
   std::size_t max_buffered_bytes = 256u << 20;
+  // Estimated primary-key index size beyond which keys are located by scanning at commit instead.
+  std::size_t max_index_bytes = std::size_t{2} << 30;
 };
 
 struct CommitStats {
@@ -91,6 +99,10 @@ class TableWriter {
   std::size_t buffered_bytes() const { return buffered_bytes_; }
   std::size_t spills() const { return spills_; }
   std::int64_t absent_key_deletes() const { return absent_key_deletes_; }
+  // Whether the index outgrew max_index_bytes (keys are then located at commit), and how many data
+  // files those lookups read.
+  bool locates_keys_by_scan() const { return key_scan_; }
+  std::int64_t files_scanned_for_keys() const { return files_scanned_for_keys_; }
 
   // Writes the pending changes' files and the next metadata file (version + 1), with
   // SUMMARY_PROPERTIES (and the writer id and COMMIT_ID) in the snapshot summary.
@@ -115,11 +127,15 @@ class TableWriter {
   using WrittenLocation = std::pair<std::size_t, std::uint32_t>;
 
   void rebuild_index();
+  // Drops the index when it outgrew its bound: keys are located at commit from then on.
+  void bound_index();
   void locate_key_columns();
-  std::string key_of(const Row& row) const;
-  void delete_committed_row(const std::string& key);
-  // Moves an older row of KEY out of this batch or the table: true when there was one.
-  bool delete_older_row(const std::string& key);
+  Row key_row(const Row& row) const;
+  // Finds the committed rows of the keys the batch changed and has not located yet (key-scan mode).
+  void locate_changed_keys();
+  enum class OlderRow { kNone, kDeleted, kLocatedAtCommit };
+  // Moves an older row of KEY (ROW's key) out of this batch or the table.
+  OlderRow delete_older_row(const std::string& key, const Row& row);
   void buffer(PendingRow pending);
   // Writes the buffered rows that survive to data files (by partition, in batch order) and empties
   // the buffer; their keys then point into those files.
@@ -146,6 +162,12 @@ class TableWriter {
   std::size_t buffered_bytes_ = 0;
   std::size_t spills_ = 0;
   std::int64_t absent_key_deletes_ = 0;
+  // Key-scan mode: the keys whose committed row is found at commit (with their key values), and
+  // those of them the batch only removed (absent ones are counted then).
+  bool key_scan_ = false;
+  std::unordered_map<std::string, Row> unlocated_;
+  std::vector<std::string> unlocated_removes_;
+  std::int64_t files_scanned_for_keys_ = 0;
 
   // The metadata file prepare() wrote, until committed().
   std::optional<std::string> prepared_;

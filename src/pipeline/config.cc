@@ -222,6 +222,7 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.memory.spool_dir = memory.get_or<std::string>("spool_dir", "");
   config.memory.queue_events = memory.positive<std::size_t>("queue_events", 65'536);
   config.memory.writer_buffer_bytes = memory.mebibytes("writer_buffer_mb", 256);
+  config.memory.index_bytes = memory.mebibytes("index_mb", 2048);
   memory.check_all_understood();
 
   Section metrics(root["metrics"].as_table(), "metrics", path);
@@ -261,6 +262,7 @@ ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedT
   options.commit = config.commit;
   options.writer.writer_id = config.writer_id;
   options.writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
+  options.writer.max_index_bytes = config.memory.index_bytes;
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
   options.reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
   options.reader.queue_events = config.memory.queue_events;

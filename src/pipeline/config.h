@@ -43,6 +43,8 @@ struct MemoryLimits {
   std::string spool_dir;                             // empty: $TMPDIR or /tmp
   std::size_t queue_events = 65'536;                 // decoded row events between reader and applier
   std::size_t writer_buffer_bytes = 256u << 20;      // per Iceberg table writer
+  std::size_t index_bytes = std::size_t{2} << 30;    // per table's primary-key index; keys are
+                                                     // located by scan beyond it
 };
 
 struct Config {

@@ -115,6 +115,55 @@ TEST_F(TableWriterTest, AppendBatchLargerThanTheMemoryBoundKeepsEveryRowInOneSna
 // Schema evolution between commits: a renamed column keeps its field id, an added one reads null
 // in rows written before it, a dropped one disappears, a widened decimal reads as the wider type;
 // the primary-key index survives, so upserts still replace the old rows, and every reader agrees.
+// A writer whose primary-key index outgrew its bound locates the keys a batch changes at commit,
+// by scanning key columns: the table ends up exactly as an indexed writer leaves it.
+TEST_F(TableWriterTest, IndexBeyondItsBoundLocatesKeysAtCommitWithTheSameResult) {
+  TableWriterOptions bounded;
+  bounded.max_index_bytes = 1;
+  ChangeGenerator scanned_changes(21, 300), indexed_changes(21, 300);
+  TableWriter scanned(create("scanned"), WriteMode::kUpsert, bounded);
+  TableWriter indexed(create("indexed"), WriteMode::kUpsert);
+  for (int commit_number = 0; commit_number < 5; ++commit_number) {
+    scanned_changes.apply(scanned, 250);
+    indexed_changes.apply(indexed, 250);
+    commit(scanned, fmt::format("s{}", commit_number));
+    commit(indexed, fmt::format("i{}", commit_number));
+  }
+  EXPECT_TRUE(scanned.locates_keys_by_scan());
+  EXPECT_FALSE(indexed.locates_keys_by_scan());
+  EXPECT_EQ(scanned.index().size(), 0u) << "no key is kept between commits";
+  EXPECT_GT(scanned.files_scanned_for_keys(), 0);
+  EXPECT_EQ(scanned.absent_key_deletes(), indexed.absent_key_deletes());
+  EXPECT_EQ(canonical_rows(keyed_schema(), read_table_rows(scanned.table().metadata)),
+            canonical_rows(keyed_schema(), read_table_rows(indexed.table().metadata)));
+  expect_all_readers_see("scanned", scanned_changes.expected_rows());
+  // An indexed writer reopened on it finds one row per key: nothing was left undeleted.
+  const TableWriter reopened(catalog_->load_table(TableIdentifier{"db", "scanned"}), WriteMode::kUpsert);
+  EXPECT_EQ(reopened.index().size(), scanned_changes.expected().size());
+}
+
+// With one integer key, files whose key bounds hold none of the changed keys are not read.
+TEST_F(TableWriterTest, KeyScanSkipsFilesWhoseBoundsExcludeTheChangedKeys) {
+  TableWriterOptions bounded;
+  bounded.max_index_bytes = 1;
+  TableWriter writer(create("ranges"), WriteMode::kUpsert, bounded);
+  std::vector<Row> expected;
+  for (std::int64_t first : {1, 1001, 2001}) {
+    for (std::int64_t id = first; id < first + 1000; ++id) writer.upsert(keyed_row(id, 1));
+    commit(writer, fmt::format("range-{}", first));
+  }
+  ASSERT_TRUE(writer.locates_keys_by_scan());
+  const std::int64_t before = writer.files_scanned_for_keys();
+  writer.upsert(keyed_row(1500, 2));
+  writer.remove(keyed_row(1501, 1));
+  commit(writer, "one-range");
+  EXPECT_EQ(writer.files_scanned_for_keys() - before, 1) << "only the file of keys 1001..2000";
+  for (std::int64_t id = 1; id <= 3000; ++id) {
+    if (id != 1501) expected.push_back(keyed_row(id, id == 1500 ? 2 : 1));
+  }
+  expect_all_readers_see("ranges", expected);
+}
+
 TEST_F(TableWriterTest, EvolvedSchemaKeepsTheIndexAndEveryReaderAgrees) {
   TableWriter writer(create("evolving"), WriteMode::kUpsert);
   for (std::int64_t id = 1; id <= 20; ++id) writer.upsert(keyed_row(id, 1));

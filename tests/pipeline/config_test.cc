@@ -83,15 +83,17 @@ TEST(ConfigTest, MemoryLimitsReachTheReaderAndWriters) {
   EXPECT_EQ(defaults.reader.spool.directory, "");
   EXPECT_EQ(defaults.reader.queue_events, 65'536u);
   EXPECT_EQ(defaults.writer.max_buffered_bytes, 256u << 20);
+  EXPECT_EQ(defaults.writer.max_index_bytes, std::size_t{2048} << 20);
   const ReplicatorOptions options = replicator_options(
       parse_config(kMinimal + "[memory]\ntransaction_buffer_mb = 8\nspool_dir = \"/var/tmp/b\"\nqueue_events = 1000\n"
-                              "writer_buffer_mb = 32\n",
+                              "writer_buffer_mb = 32\nindex_mb = 100\n",
                    "t"),
       {});
   EXPECT_EQ(options.reader.spool.memory_limit, 8u << 20);
   EXPECT_EQ(options.reader.spool.directory, "/var/tmp/b");
   EXPECT_EQ(options.reader.queue_events, 1000u);
   EXPECT_EQ(options.writer.max_buffered_bytes, 32u << 20);
+  EXPECT_EQ(options.writer.max_index_bytes, 100u << 20);
   EXPECT_EQ(config_error(kMinimal + "[memory]\nwriter_buffer_mb = 0\n"),
             "test.toml: [memory] writer_buffer_mb: must be positive");
   EXPECT_EQ(config_error(kMinimal + "[memory]\ntransaction_buffer_mb = 2000000\n"),
