@@ -1,0 +1,54 @@
+#pragma once
+
+// The Kafka form of a change event (path B). Key: the primary key as an Avro record ("Key").
+// Value: a Debezium-compatible change envelope ("Envelope": before, after, source, op, ts_ms) whose
+// row images are the record "Value", one field per source column (column_codec.h). Consumers
+// that know Debezium's MySQL envelope read it as they are; binberg's sink also rebuilds the
+// source table's exact shape from the schema itself — the envelope's "binberg.table" property
+// (database, table, primary key) and each column field's "binberg.column" description — so the
+// registry's schema id is all a record needs.
+//
+// source.pos is the binlog position right after the transaction's commit (where a reader resumes),
+// not the row event's own position as in Debezium; source.row is the row's index in its
+// transaction, so (gtid or file:pos, row) names a row event exactly and gives its event id.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "avro/schema.h"
+#include "avro/value.h"
+#include "core/change_event.h"
+#include "core/table_schema.h"
+
+namespace binberg::envelope {
+
+// Kafka headers of every change record.
+inline constexpr std::string_view kEventIdHeader = "binberg.event_id";
+inline constexpr std::string_view kPositionHeader = "binberg.position";  // "<gtid> <file>:<pos>"
+
+struct EnvelopeSchemas {
+  std::optional<avro::Schema> key;  // none for a table without a primary key
+  avro::Schema value;
+};
+
+// The schemas of TOPIC's records for TABLE; names live in the namespace TOPIC gives (each
+// dot-separated part made a valid Avro name). Throws ConfigError when two column names become the
+// same Avro name.
+EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic);
+
+// The source table an envelope schema describes; throws Error naming what is missing or wrong.
+TableSchema table_schema_of(const avro::Schema& value_schema);
+
+// KEY holds the primary-key values in key order.
+avro::Value key_datum(const TableSchema& table, const RowImage& key);
+RowImage key_from_datum(const TableSchema& table, const avro::Value& key);
+
+// CONNECTOR_NAME goes to source.name (Debezium's topic prefix); TS_MS is when the record was made.
+avro::Value envelope_datum(const ChangeEvent& event, std::string_view connector_name, std::int64_t ts_ms);
+// The change event of an envelope of TABLE's schema. Throws Error when the envelope breaks
+// Debezium's rules (unknown op, a missing or unexpected before/after image).
+ChangeEvent change_event_from_datum(const avro::Value& envelope, std::shared_ptr<const TableSchema> table);
+
+}  // namespace binberg::envelope
