@@ -2,6 +2,9 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <set>
+#include <utility>
+
 #include "core/error.h"
 
 namespace binberg::kafka {
@@ -18,7 +21,9 @@ Consumer::~Consumer() {
   if (state_ && state_->consumer) state_->consumer->close();
 }
 
-Consumer Consumer::create(const ConsumerOptions& options) {
+namespace {
+
+std::unique_ptr<RdKafka::KafkaConsumer> create_consumer(const ConsumerOptions& options, bool report_partition_end) {
   if (options.group_id.empty()) throw ConfigError("kafka: a consumer needs a group id");
   auto conf = make_config(options.client,
                           {
@@ -27,22 +32,54 @@ Consumer Consumer::create(const ConsumerOptions& options) {
                               {"enable.auto.offset.store", "false"},
                               {"auto.offset.reset", "earliest"},
                               {"isolation.level", options.read_committed ? "read_committed" : "read_uncommitted"},
+                              {"enable.partition.eof", report_partition_end ? "true" : "false"},
                               {"client.id", "binberg"},
                           });
+  std::string error;
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer(RdKafka::KafkaConsumer::create(conf.get(), error));
+  if (!consumer) fail("kafka {}: cannot create consumer: {}", options.client.bootstrap_servers, error);
+  return consumer;
+}
+
+void assign_partitions(RdKafka::KafkaConsumer& consumer, const std::vector<PartitionStart>& partitions,
+                       const std::string& bootstrap) {
+  std::vector<RdKafka::TopicPartition*> list;
+  for (const auto& p : partitions) list.push_back(RdKafka::TopicPartition::create(p.topic, p.partition, p.offset));
+  auto code = consumer.assign(list);
+  RdKafka::TopicPartition::destroy(list);
+  if (code != RdKafka::ERR_NO_ERROR) fail("kafka {}: assign failed: {}", bootstrap, RdKafka::err2str(code));
+}
+
+ConsumedRecord to_record(RdKafka::Message& message) {
+  ConsumedRecord record;
+  record.topic = message.topic_name();
+  record.partition = message.partition();
+  record.offset = message.offset();
+  record.timestamp_ms = message.timestamp().timestamp;
+  if (const std::string* key = message.key()) record.key = *key;
+  if (message.payload() != nullptr) {
+    record.value = std::string(static_cast<const char*>(message.payload()), message.len());
+  }
+  if (RdKafka::Headers* headers = message.headers()) {
+    for (const auto& header : headers->get_all()) {
+      record.headers.push_back(
+          Header{header.key(), std::string(static_cast<const char*>(header.value()), header.value_size())});
+    }
+  }
+  return record;
+}
+
+}  // namespace
+
+Consumer Consumer::create(const ConsumerOptions& options) {
   auto state = std::make_unique<State>();
   state->bootstrap = options.client.bootstrap_servers;
-  std::string error;
-  state->consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), error));
-  if (!state->consumer) fail("kafka {}: cannot create consumer: {}", state->bootstrap, error);
+  state->consumer = create_consumer(options, false);
   return Consumer(std::move(state));
 }
 
 void Consumer::assign(const std::vector<PartitionStart>& partitions) {
-  std::vector<RdKafka::TopicPartition*> list;
-  for (const auto& p : partitions) list.push_back(RdKafka::TopicPartition::create(p.topic, p.partition, p.offset));
-  auto code = state_->consumer->assign(list);
-  RdKafka::TopicPartition::destroy(list);
-  if (code != RdKafka::ERR_NO_ERROR) fail("kafka {}: assign failed: {}", state_->bootstrap, RdKafka::err2str(code));
+  assign_partitions(*state_->consumer, partitions, state_->bootstrap);
 }
 
 std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) {
@@ -57,22 +94,43 @@ std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) 
       fail("kafka {}: consume failed on {} [{}]: {}", state_->bootstrap, message->topic_name(), message->partition(),
            message->errstr());
   }
-  ConsumedRecord record;
-  record.topic = message->topic_name();
-  record.partition = message->partition();
-  record.offset = message->offset();
-  record.timestamp_ms = message->timestamp().timestamp;
-  if (const std::string* key = message->key()) record.key = *key;
-  if (message->payload() != nullptr) {
-    record.value = std::string(static_cast<const char*>(message->payload()), message->len());
-  }
-  if (RdKafka::Headers* headers = message->headers()) {
-    for (const auto& header : headers->get_all()) {
-      record.headers.push_back(
-          Header{header.key(), std::string(static_cast<const char*>(header.value()), header.value_size())});
+  return to_record(*message);
+}
+
+std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const std::vector<PartitionStart>& partitions,
+                                        std::chrono::milliseconds timeout) {
+  const auto consumer = create_consumer(options, true);
+  assign_partitions(*consumer, partitions, options.client.bootstrap_servers);
+  std::set<std::pair<std::string, std::int32_t>> open;
+  for (const auto& p : partitions) open.emplace(p.topic, p.partition);
+  std::vector<ConsumedRecord> records;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!open.empty()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      consumer->close();
+      fail("kafka {}: {} did not reach its end within {} ms", options.client.bootstrap_servers,
+           open.begin()->first + " [" + std::to_string(open.begin()->second) + "]", timeout.count());
+    }
+    std::unique_ptr<RdKafka::Message> message(consumer->consume(100));
+    switch (message->err()) {
+      case RdKafka::ERR_NO_ERROR:
+        records.push_back(to_record(*message));
+        break;
+      case RdKafka::ERR__PARTITION_EOF:
+        open.erase({message->topic_name(), message->partition()});
+        break;
+      case RdKafka::ERR__TIMED_OUT:
+        break;
+      default: {
+        const std::string error = message->errstr();
+        consumer->close();
+        fail("kafka {}: reading {} [{}] failed: {}", options.client.bootstrap_servers, message->topic_name(),
+             message->partition(), error);
+      }
     }
   }
-  return record;
+  consumer->close();
+  return records;
 }
 
 }  // namespace binberg::kafka

@@ -61,4 +61,10 @@ class Consumer {
   std::unique_ptr<State> state_;
 };
 
+// Every record of PARTITIONS from their start offsets up to the end each partition has when the
+// reader gets there (read_committed: the last stable offset, so aborted and open transactions
+// hold nothing back). Throws Error when the ends are not reached within TIMEOUT.
+std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const std::vector<PartitionStart>& partitions,
+                                        std::chrono::milliseconds timeout);
+
 }  // namespace binberg::kafka

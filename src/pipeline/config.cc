@@ -154,13 +154,13 @@ Config parse_config(const std::string& text, const std::string& path) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
   }
-  static const std::set<std::string> kSections = {"source",     "capture", "iceberg", "commit",
-                                                  "replicator", "memory",  "metrics"};
+  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "commit", "replicator",
+                                                  "memory", "kafka",   "registry", "metrics"};
   for (const auto& [key, node] : root) {
     if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
       throw ConfigError(
           fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
-                      "replicator, memory, metrics)",
+                      "replicator, memory, kafka, registry, metrics)",
                       path, key.str()));
     }
   }
@@ -192,13 +192,16 @@ Config parse_config(const std::string& text, const std::string& path) {
   if (config.capture.include.empty()) capture.error("include", "name at least one pattern, e.g. [\"shop.*\"]");
   capture.check_all_understood();
 
+  // A file for `binberg source` alone (a [kafka] section, no [iceberg]) needs no catalog.
+  const bool catalog_required = root["iceberg"] || !root["kafka"];
   Section iceberg(root["iceberg"].as_table(), "iceberg", path);
   config.catalog.name = iceberg.get_or<std::string>("catalog_name", "binberg");
   config.catalog.uri = iceberg.get_or<std::string>("catalog_uri", "");
-  if (config.catalog.uri.empty())
+  if (config.catalog.uri.empty() && catalog_required)
     iceberg.error("catalog_uri", "is required (sqlite:////abs/path.db or postgresql://...)");
   config.catalog.warehouse = iceberg.get_or<std::string>("warehouse", "");
-  if (config.catalog.warehouse.empty()) iceberg.error("warehouse", "is required (an absolute path or file:/ URI)");
+  if (config.catalog.warehouse.empty() && catalog_required)
+    iceberg.error("warehouse", "is required (an absolute path or file:/ URI)");
   config.catalog.password = iceberg.secret("catalog_password");
   config.iceberg_namespace = iceberg.get_or<std::string>("namespace", "");
   config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
@@ -224,6 +227,48 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.memory.writer_buffer_bytes = memory.mebibytes("writer_buffer_mb", 256);
   config.memory.index_bytes = memory.mebibytes("index_mb", 2048);
   memory.check_all_understood();
+
+  Section kafka(root["kafka"].as_table(), "kafka", path);
+  config.kafka.client.bootstrap_servers = kafka.get_or<std::string>("bootstrap_servers", "");
+  config.kafka.topic_prefix = kafka.get_or<std::string>("topic_prefix", "binberg");
+  if (config.kafka.topic_prefix.empty()) kafka.error("topic_prefix", "must not be empty");
+  config.kafka.partitions = kafka.positive<std::int32_t>("partitions", 1);
+  config.kafka.replication_factor = kafka.positive<std::int16_t>("replication_factor", 1);
+  const std::string delivery = kafka.get_or<std::string>("delivery", "exactly-once");
+  if (delivery == "exactly-once") {
+    config.kafka.delivery = Delivery::kExactlyOnce;
+  } else if (delivery == "at-least-once") {
+    config.kafka.delivery = Delivery::kAtLeastOnce;
+  } else {
+    kafka.error("delivery", fmt::format("'{}' is neither exactly-once nor at-least-once", delivery));
+  }
+  config.kafka.source_name = kafka.get_or<std::string>("source_name", "binberg");
+  if (config.kafka.source_name.empty()) kafka.error("source_name", "must not be empty");
+  config.kafka.offsets_topic = kafka.get_or<std::string>("offsets_topic", "");
+  config.kafka.max_retries = kafka.get_or<std::uint32_t>("max_retries", 0);
+  if (std::string password = kafka.secret("sasl_password"); !password.empty()) {
+    config.kafka.client.properties["sasl.password"] = std::move(password);
+  }
+  kafka.check_all_understood();
+  if (const toml::table* properties = root["kafka"]["properties"].as_table()) {
+    for (const auto& [key, node] : *properties) {
+      const std::string name(key.str());
+      if (!node.is_string()) {
+        throw ConfigError(fmt::format("{}: [kafka.properties] {}: expected a string", path, name));
+      }
+      if (kafka::is_secret_property(name)) {
+        throw ConfigError(
+            fmt::format("{}: [kafka.properties] {}: secrets are not kept in the file; use [kafka] sasl_password_env or "
+                        "sasl_password_file",
+                        path, name));
+      }
+      config.kafka.client.properties[name] = *node.value<std::string>();
+    }
+  }
+  Section registry(root["registry"].as_table(), "registry", path);
+  config.kafka.registry.url = registry.get_or<std::string>("url", "");
+  config.kafka.registry.timeout = std::chrono::milliseconds(registry.positive<std::uint32_t>("timeout_ms", 10'000));
+  registry.check_all_understood();
 
   Section metrics(root["metrics"].as_table(), "metrics", path);
   config.metrics_address = metrics.get_or<std::string>("address", "");
@@ -253,6 +298,10 @@ std::vector<CapturedTable> resolve_tables(mysql::Connection& connection, const C
 }
 
 ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedTable> tables) {
+  if (config.catalog.uri.empty() || config.catalog.warehouse.empty()) {
+    throw ConfigError(
+        fmt::format("{}: [iceberg] catalog_uri and warehouse are required to write Iceberg tables", config.path));
+  }
   ReplicatorOptions options;
   options.source = config.source;
   options.server_id = config.server_id;
@@ -263,6 +312,39 @@ ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedT
   options.writer.writer_id = config.writer_id;
   options.writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
   options.writer.max_index_bytes = config.memory.index_bytes;
+  options.snapshot_chunk_rows = config.snapshot_chunk_rows;
+  options.reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
+  options.reader.queue_events = config.memory.queue_events;
+  return options;
+}
+
+}  // namespace binberg::pipeline
+
+namespace binberg::pipeline {
+
+KafkaSourceOptions kafka_source_options(const Config& config, std::vector<CapturedTable> tables) {
+  if (config.kafka.client.bootstrap_servers.empty()) {
+    throw ConfigError(fmt::format("{}: [kafka] bootstrap_servers is required (host:port of the brokers)", config.path));
+  }
+  if (config.kafka.registry.url.empty()) {
+    throw ConfigError(fmt::format(
+        "{}: [registry] url is required (a Confluent-compatible API, e.g. http://127.0.0.1:8080/apis/ccompat/v7)",
+        config.path));
+  }
+  KafkaSourceOptions options;
+  options.source = config.source;
+  options.server_id = config.server_id;
+  options.tables = std::move(tables);
+  options.kafka = config.kafka.client;
+  options.registry = config.kafka.registry;
+  options.topic_prefix = config.kafka.topic_prefix;
+  options.partitions = config.kafka.partitions;
+  options.replication_factor = config.kafka.replication_factor;
+  options.delivery = config.kafka.delivery;
+  options.source_name = config.kafka.source_name;
+  options.offsets_topic = config.kafka.offsets_topic;
+  options.max_consecutive_failures = config.kafka.max_retries;
+  options.commit = config.commit;
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
   options.reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
   options.reader.queue_events = config.memory.queue_events;

@@ -26,6 +26,7 @@
 
 #include "iceberg/catalog.h"
 #include "mysql/connection.h"
+#include "pipeline/kafka_source.h"
 #include "pipeline/replicator.h"
 
 namespace binberg::pipeline {
@@ -47,6 +48,19 @@ struct MemoryLimits {
                                                      // located by scan beyond it
 };
 
+// Path B (docs/configuration.md, [kafka] and [registry]).
+struct KafkaConfig {
+  kafka::ClientOptions client;  // bootstrap_servers, [kafka.properties], the SASL password
+  registry::RegistryOptions registry;
+  std::string topic_prefix = "binberg";
+  std::int32_t partitions = 1;
+  std::int16_t replication_factor = 1;
+  Delivery delivery = Delivery::kExactlyOnce;
+  std::string source_name = "binberg";
+  std::string offsets_topic;  // empty: "<topic_prefix>.binberg.offsets"
+  std::uint32_t max_retries = 0;
+};
+
 struct Config {
   mysql::ConnectionOptions source;
   std::uint32_t server_id = 0;
@@ -58,6 +72,7 @@ struct Config {
   std::string writer_id = "binberg";
   std::size_t snapshot_chunk_rows = 10'000;
   MemoryLimits memory;
+  KafkaConfig kafka;
   std::string metrics_address;  // host:port of the Prometheus endpoint; empty: none
   std::string path;             // the file this came from, for messages
 };
@@ -70,7 +85,12 @@ Config parse_config(const std::string& text, const std::string& path);
 // The source tables the rules select, from information_schema (base tables only), sorted.
 std::vector<CapturedTable> resolve_tables(mysql::Connection& connection, const CaptureRules& rules);
 
-// Replicator options from CONFIG and the resolved TABLES.
+// Replicator options from CONFIG and the resolved TABLES; throws ConfigError when CONFIG has no
+// [iceberg] catalog.
 ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedTable> tables);
+
+// `binberg source` options from CONFIG and the resolved TABLES; throws ConfigError when CONFIG
+// names no Kafka broker or registry.
+KafkaSourceOptions kafka_source_options(const Config& config, std::vector<CapturedTable> tables);
 
 }  // namespace binberg::pipeline

@@ -28,6 +28,7 @@
 #include "iceberg/table_scan.h"
 #include "mysql/connection.h"
 #include "pipeline/source_position.h"
+#include "support/child_process.h"
 #include "support/temp_dir.h"
 #include "support/test_services.h"
 
@@ -86,52 +87,18 @@ address = "127.0.0.1:0"
 
   // Starts `binberg replicate`; FAILPOINTS (BINBERG_FAILPOINTS syntax) are armed in it.
   void start_replicate(const std::string& failpoints = "", const std::string& accept_schema_change = "") {
-    const std::string log = (dir_.path() / "replicate.log").string();
-    pid_ = ::fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-      ::dup2(fd, 2);
-      ::dup2(fd, 1);
-      if (failpoints.empty()) {
-        ::unsetenv("BINBERG_FAILPOINTS");
-      } else {
-        ::setenv("BINBERG_FAILPOINTS", failpoints.c_str(), 1);
-      }
-      if (accept_schema_change.empty()) {
-        ::execl(BINBERG_CLI, BINBERG_CLI, "replicate", "--config", config_.c_str(), static_cast<char*>(nullptr));
-      } else {
-        ::execl(BINBERG_CLI, BINBERG_CLI, "replicate", "--config", config_.c_str(), "--accept-schema-change",
-                accept_schema_change.c_str(), static_cast<char*>(nullptr));
-      }
-      ::_exit(127);
-    }
+    std::vector<std::string> argv = {BINBERG_CLI, "replicate", "--config", config_};
+    if (!accept_schema_change.empty()) argv.insert(argv.end(), {"--accept-schema-change", accept_schema_change});
+    replicate_.start(argv, dir_.path() / "replicate.log",
+                     {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
   }
 
   // Waits up to TIMEOUT for replicate to exit by itself; returns its status (or -signal), or
   // nullopt if it is still running.
-  std::optional<int> wait_for_exit(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(20ms);
-    }
-    return std::nullopt;
-  }
+  std::optional<int> wait_for_exit(std::chrono::milliseconds timeout) { return replicate_.wait_for_exit(timeout); }
 
   // Returns the exit status (or -signal).
-  int stop_replicate(int signal) {
-    if (pid_ <= 0) return 0;
-    ::kill(pid_, signal);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-  }
+  int stop_replicate(int signal) { return replicate_.stop(signal); }
 
   // TRANSACTIONS random transactions over both tables: inserts, updates (some of the key) and
   // deletes on hot keys, one to four statements each, many touching both tables.
@@ -180,14 +147,7 @@ address = "127.0.0.1:0"
   }
 
   // The last lines of the test's log NAME, for failure messages.
-  std::string log_tail(const std::string& name) const {
-    std::ifstream in(dir_.path() / name);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    std::string text;
-    for (std::size_t i = lines.size() > 30 ? lines.size() - 30 : 0; i < lines.size(); ++i) text += lines[i] + "\n";
-    return text;
-  }
+  std::string log_tail(const std::string& name) const { return binberg::testing::log_tail(dir_.path() / name); }
 
   void expect_equal(const nlohmann::json& report, std::size_t tables = 2) {
     ASSERT_EQ(report["tables"].size(), tables) << report.dump(1);
@@ -230,15 +190,9 @@ address = "127.0.0.1:0"
 
   // Waits up to 30 s for replicate to log a line with TEXT; returns what follows TEXT on it.
   std::string wait_for_log(const std::string& text) {
-    for (int attempt = 0; attempt < 600; ++attempt) {
-      std::ifstream log(dir_.path() / "replicate.log");
-      for (std::string line; std::getline(log, line);) {
-        if (const auto at = line.find(text); at != std::string::npos) return line.substr(at + text.size());
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    ADD_FAILURE() << "replicate did not log '" << text << "'";
-    return "";
+    const auto rest = binberg::testing::wait_for_log_line(dir_.path() / "replicate.log", text);
+    if (!rest) ADD_FAILURE() << "replicate did not log '" << text << "'";
+    return rest.value_or("");
   }
 
   // Sum of the samples of metric NAME whose labels contain every LABELS text (e.g. `op="insert"`).
@@ -390,7 +344,7 @@ address = "127.0.0.1:0"
   binberg::testing::TempDir dir_;
   mysql::Connection db_ = mysql::Connection::open(binberg::testing::mariadb_admin_options());
   std::string prefix_, orders_, lines_, config_;
-  pid_t pid_ = -1;
+  binberg::testing::ChildProcess replicate_;
   int transactions_run_ = 0;
 };
 
@@ -534,7 +488,7 @@ writer_buffer_mb = 16
   db_.execute("COMMIT");
   const nlohmann::json report = reconcile();
   expect_equal(report);
-  const double peak = peak_rss_mib(pid_);
+  const double peak = peak_rss_mib(replicate_.pid());
   std::cout << "peak RSS of binberg replicate: " << peak << " MiB\n";
   const std::string url = "http://" + wait_for_log("metrics on http://");
   const auto slash = url.find('/', 7);

@@ -1,0 +1,65 @@
+// `binberg source --config FILE`: path B's first half, binlog -> Kafka, until SIGTERM/SIGINT (a
+// graceful stop saves what it produced and exits 0) or an error it cannot get past (exit 1;
+// nothing lost: the saved positions say where a restart resumes).
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "metrics/exporter.h"
+#include "pipeline/config.h"
+#include "pipeline/kafka_source.h"
+
+namespace binberg::cli {
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+void request_stop(int) { stop_requested.store(true); }
+
+int run_source(const std::string& config_path) {
+  const pipeline::Config config = pipeline::load_config(config_path);
+  mysql::Connection connection = mysql::Connection::open(config.source);
+  std::vector<pipeline::CapturedTable> tables = pipeline::resolve_tables(connection, config.capture);
+  if (tables.empty()) {
+    throw ConfigError(fmt::format("{}: [capture] selects no table on {}", config.path, config.source.address()));
+  }
+  pipeline::KafkaSourceOptions options = pipeline::kafka_source_options(config, std::move(tables));
+  for (const auto& table : options.tables) {
+    spdlog::info("capturing {} into topic {}", table.qualified_name(),
+                 pipeline::change_topic(options.topic_prefix, table));
+  }
+  metrics::Registry registry;
+  std::unique_ptr<metrics::Exporter> exporter;
+  if (!config.metrics_address.empty()) {
+    exporter = std::make_unique<metrics::Exporter>(registry, config.metrics_address);
+    spdlog::info("metrics on {}", exporter->url());
+  }
+  options.metrics = &registry;
+  pipeline::KafkaSource source(std::move(options));
+  std::signal(SIGTERM, request_stop);
+  std::signal(SIGINT, request_stop);
+  source.run([] { return stop_requested.load(); });
+  const auto& stats = source.stats();
+  spdlog::info("source: {} transactions, {} records ({} snapshot rows), {} saves, {} restarts", stats.transactions,
+               stats.records, stats.snapshot_rows, stats.commits, stats.restarts);
+  return 0;
+}
+
+}  // namespace
+
+Command add_source_command(CLI::App& app) {
+  auto* command =
+      app.add_subcommand("source", "Publish MySQL/MariaDB changes to Kafka as Avro change records (path B)");
+  auto config = std::make_shared<std::string>();
+  command->add_option("-c,--config", *config, "configuration file (TOML, see docs/configuration.md)")->required();
+  return Command{command, [config] { return run_source(*config); }};
+}
+
+}  // namespace binberg::cli

@@ -1,0 +1,419 @@
+#include "pipeline/kafka_source.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "avro/wire_format.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/failpoint.h"
+#include "envelope/change_envelope.h"
+#include "kafka/admin.h"
+#include "kafka/consumer.h"
+#include "kafka/producer.h"
+#include "mysql/charset.h"
+#include "mysql/snapshot_reader.h"
+#include "mysql/source_checks.h"
+
+namespace binberg::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long an at-least-once save waits for the records before it to be acknowledged; librdkafka
+// fails a record itself after message.timeout.ms (5 minutes by default).
+constexpr std::chrono::minutes kFlushTimeout{10};
+
+std::string offsets_topic_of(const KafkaSourceOptions& options) {
+  return options.offsets_topic.empty() ? options.topic_prefix + ".binberg.offsets" : options.offsets_topic;
+}
+
+std::string positions_record(const std::string& source_name, const std::map<std::string, SourcePosition>& positions) {
+  nlohmann::json tables = nlohmann::json::object();
+  for (const auto& [name, position] : positions) tables[name] = position.to_summary();
+  return nlohmann::json{{"source", source_name}, {"saved_at_ms", unix_millis()}, {"tables", tables}}.dump();
+}
+
+// The client options with binberg's defaults for PRODUCER properties the operator did not set.
+kafka::ClientOptions with_defaults(kafka::ClientOptions options, const std::map<std::string, std::string>& defaults) {
+  for (const auto& [name, value] : defaults) options.properties.emplace(name, value);
+  return options;
+}
+
+}  // namespace
+
+std::string change_topic(const std::string& prefix, const CapturedTable& table) {
+  return fmt::format("{}.{}.{}", prefix, table.database, table.table);
+}
+
+std::map<std::string, SourcePosition> read_saved_positions(const kafka::ClientOptions& kafka,
+                                                           const std::string& offsets_topic,
+                                                           const std::string& source_name) {
+  kafka::ConsumerOptions consumer{kafka, "binberg-source-" + source_name + "-positions", true};
+  const auto records = kafka::read_to_end(consumer, {{offsets_topic, 0, 0}}, std::chrono::seconds(60));
+  std::map<std::string, SourcePosition> positions;
+  for (const kafka::ConsumedRecord& record : records) {
+    if (record.key != source_name) continue;
+    positions.clear();  // the last record of the source is the whole state; a tombstone resets it
+    if (!record.value) continue;
+    const std::string where = fmt::format("offsets topic {} [0] offset {}", offsets_topic, record.offset);
+    try {
+      const auto value = nlohmann::json::parse(*record.value);
+      for (const auto& [name, summary] : value.at("tables").items()) {
+        const auto position = SourcePosition::from_summary(summary.get<std::map<std::string, std::string>>());
+        if (!position) fail("table {} has no position", name);
+        positions.emplace(name, *position);
+      }
+    } catch (const std::exception& error) {
+      fail("{}: the saved positions of source {} are unreadable: {}", where, source_name, error.what());
+    }
+  }
+  return positions;
+}
+
+struct KafkaSource::Table {
+  CapturedTable source;
+  std::string topic;
+  // What Kafka holds of the table: saved, and produced in this session (saved at the next save).
+  std::optional<SourcePosition> saved, position;
+  std::shared_ptr<const TableSchema> registered;  // the schema the ids below are for
+  std::optional<envelope::EnvelopeSchemas> schemas;
+  std::int32_t key_id = 0, value_id = 0;
+  std::string stopped;  // why the table stopped in this session; empty: it runs
+  metrics::Counter* records = nullptr;
+};
+
+// One run from reading the saved positions to a stop or a failure; a failure leaves the saved
+// positions as they were, and the next session starts from them.
+class KafkaSource::Session {
+ public:
+  explicit Session(KafkaSource& owner)
+      : owner_(owner),
+        options_(owner.options_),
+        registry_(options_.registry),
+        reader_metrics_(owner.registry_),
+        transactions_(
+            owner.registry_.counter("binberg_source_transactions_total", "Source transactions read from the binlog")
+                .counter()),
+        commits_(owner.registry_
+                     .counter("binberg_source_commits_total",
+                              "Saves of the source positions (Kafka transactions in exactly-once mode)")
+                     .counter()),
+        pending_(
+            owner.registry_.gauge("binberg_source_pending_records", "Records produced, not yet committed").gauge()),
+        lag_(owner.registry_
+                 .gauge("binberg_source_lag_seconds", "Seconds between a transaction's source commit and its reading")
+                 .gauge()),
+        stopped_(
+            owner.registry_
+                .gauge("binberg_source_stopped_tables", "Tables stopped because the registry refused their new schema")
+                .gauge()) {}
+
+  void run(const std::function<bool()>& stop);
+
+ private:
+  void open();
+  void snapshot(const std::vector<Table*>& tables);
+  void stream(const std::function<bool()>& stop);
+  // False when the table stops here (the registry refused SCHEMA as incompatible).
+  bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
+  void produce(Table& table, const ChangeEvent& event);
+  void save();
+  Table* find_table(const std::string& database, const std::string& table);
+
+  KafkaSource& owner_;
+  const KafkaSourceOptions& options_;
+  registry::RegistryClient registry_;
+  SourceReaderMetrics reader_metrics_;
+  metrics::Counter& transactions_;
+  metrics::Counter& commits_;
+  metrics::Gauge& pending_;
+  metrics::Gauge& lag_;
+  metrics::Gauge& stopped_;
+  std::optional<kafka::Producer> producer_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  bool in_transaction_ = false;
+  bool positions_moved_ = false;  // a position advanced since the last save
+  std::size_t pending_records_ = 0;
+};
+
+KafkaSource::Table* KafkaSource::Session::find_table(const std::string& database, const std::string& table) {
+  for (auto& candidate : tables_) {
+    if (candidate->source.database == database && candidate->source.table == table) return candidate.get();
+  }
+  return nullptr;
+}
+
+void KafkaSource::Session::open() {
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  mysql::require_cdc_ready(connection);
+  const std::string offsets_topic = offsets_topic_of(options_);
+  kafka::create_topic(options_.kafka,
+                      kafka::TopicSpec{offsets_topic, 1, options_.replication_factor, {{"cleanup.policy", "compact"}}});
+  const auto saved = read_saved_positions(options_.kafka, offsets_topic, options_.source_name);
+  auto& records = owner_.registry_.counter("binberg_source_records_total", "Change records produced", {"table"});
+  for (const CapturedTable& captured : options_.tables) {
+    auto table = std::make_unique<Table>();
+    table->source = captured;
+    table->topic = change_topic(options_.topic_prefix, captured);
+    table->records = &records.counter({captured.qualified_name()});
+    kafka::create_topic(options_.kafka,
+                        kafka::TopicSpec{table->topic, options_.partitions, options_.replication_factor, {}});
+    if (auto it = saved.find(captured.qualified_name()); it != saved.end()) {
+      table->saved = table->position = it->second;
+      spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
+    }
+    tables_.push_back(std::move(table));
+  }
+  const kafka::ClientOptions client = with_defaults(
+      options_.kafka,
+      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
+  if (options_.delivery == Delivery::kExactlyOnce) {
+    // init_transactions fences an earlier process of this source and aborts its open transaction.
+    producer_.emplace(
+        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
+  } else {
+    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
+  }
+}
+
+bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema,
+                                          const SourceInfo& where) {
+  if (table.registered == schema) return true;
+  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic);
+  try {
+    // The value schema first: a refused change must not leave a new key schema behind it.
+    table.value_id = registry_.register_schema(registry::value_subject(table.topic), schemas.value.to_json());
+    if (schemas.key)
+      table.key_id = registry_.register_schema(registry::key_subject(table.topic), schemas.key->to_json());
+  } catch (const registry::RegistryError& error) {
+    if (error.http_status() != 409) throw;
+    table.stopped = fmt::format(
+        "the registry refused the new schema of {} at {}:{} (subject {}): {}. The table stops after {}; the other "
+        "tables go on. Make the change compatible (or change the subject's compatibility) and restart binberg source",
+        table.source.qualified_name(), where.file, where.end_pos, registry::value_subject(table.topic), error.what(),
+        table.position ? table.position->to_string() : "its snapshot");
+    spdlog::error("source: {}", table.stopped);
+    owner_.stats_.stopped_tables.push_back(table.source.qualified_name());
+    stopped_.add(1);
+    return false;
+  }
+  table.schemas = std::move(schemas);
+  table.registered = schema;
+  return true;
+}
+
+void KafkaSource::Session::produce(Table& table, const ChangeEvent& event) {
+  if (!ensure_schemas(table, event.schema, event.source)) return;
+  if (options_.delivery == Delivery::kExactlyOnce && !in_transaction_) {
+    producer_->begin_transaction();
+    in_transaction_ = true;
+  }
+  const TableSchema& schema = *event.schema;
+  kafka::OutgoingRecord record;
+  record.topic = table.topic;
+  if (table.schemas->key) {
+    const RowImage key = primary_key_of(schema, event.after ? *event.after : *event.before);
+    record.key = avro::encode_wire_message(table.key_id, *table.schemas->key, envelope::key_datum(schema, key));
+  } else {
+    record.partition = 0;  // no key to keep a row's changes in order: one partition keeps them all in order
+  }
+  record.value = avro::encode_wire_message(table.value_id, table.schemas->value,
+                                           envelope::envelope_datum(event, options_.topic_prefix, unix_millis()));
+  record.headers = {
+      kafka::Header{std::string(envelope::kEventIdHeader), event.event_id},
+      kafka::Header{std::string(envelope::kPositionHeader),
+                    fmt::format("{} {}:{}", event.source.gtid, event.source.file, event.source.end_pos)},
+  };
+  producer_->send(record);
+  table.records->add();
+  ++owner_.stats_.records;
+  ++pending_records_;
+}
+
+// Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
+// At-least-once: after every record before it is acknowledged.
+void KafkaSource::Session::save() {
+  std::map<std::string, SourcePosition> positions;
+  for (const auto& table : tables_) {
+    if (table->position) positions.emplace(table->source.qualified_name(), *table->position);
+  }
+  const kafka::OutgoingRecord record{
+      offsets_topic_of(options_), 0, options_.source_name, positions_record(options_.source_name, positions), {}};
+  failpoint::hit("kafka_source.before_save");
+  if (options_.delivery == Delivery::kExactlyOnce) {
+    if (!in_transaction_) producer_->begin_transaction();
+    producer_->send(record);
+    producer_->commit_transaction();
+    in_transaction_ = false;
+  } else {
+    producer_->flush(kFlushTimeout);
+    failpoint::hit("kafka_source.after_flush");
+    producer_->send(record);
+    producer_->flush(kFlushTimeout);
+  }
+  failpoint::hit("kafka_source.after_save");
+  for (auto& table : tables_) table->saved = table->position;
+  ++owner_.stats_.commits;
+  commits_.add();
+  positions_moved_ = false;
+  pending_records_ = 0;
+  pending_.set(0);
+}
+
+// One consistent snapshot of the tables with no saved position, saved with its position.
+void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
+  std::vector<mysql::TableName> names;
+  for (Table* table : tables) names.push_back(mysql::TableName{table->source.database, table->source.table});
+  auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
+  const SourcePosition position{source.position().binlog, source.position().gtid};
+  spdlog::info("source: snapshot of {} tables at {}", tables.size(), position.to_string());
+  auto last_progress = Clock::now();
+  for (;;) {
+    const std::vector<ChangeEvent> chunk = source.next_chunk();
+    if (chunk.empty()) break;
+    Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
+    for (const ChangeEvent& event : chunk) produce(table, event);
+    owner_.stats_.snapshot_rows += chunk.size();
+    if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
+      spdlog::info("source: snapshot: {} rows read, now {}", source.rows_read(), table.source.qualified_name());
+      last_progress = Clock::now();
+    }
+  }
+  for (Table* table : tables) {
+    if (table->stopped.empty()) table->position = position;
+  }
+  save();
+  spdlog::info("source: snapshot saved: {} rows", source.rows_read());
+}
+
+void KafkaSource::Session::stream(const std::function<bool()>& stop) {
+  std::optional<SourcePosition> start;
+  for (const auto& table : tables_) {
+    if (table->position && (!start || compare_binlog(table->position->binlog, start->binlog) < 0)) {
+      start = table->position;
+    }
+  }
+  if (!start) return;  // every table stopped in its snapshot
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  mysql::require_position_available(connection, start->binlog);
+  mysql::StreamOptions stream;
+  stream.connection = options_.source;
+  stream.server_id = options_.server_id;
+  stream.start_position = start->binlog;
+  stream.blocking = true;
+  stream.heartbeat = options_.heartbeat;
+  SourceReader source(stream, mysql::CharsetNames::load(connection), options_.reader, reader_metrics_);
+  spdlog::info("source: streaming {} tables from {} ({})", tables_.size(), start->to_string(),
+               options_.delivery == Delivery::kExactlyOnce ? "exactly-once" : "at-least-once");
+
+  SourcePosition read_position = *start;
+  std::shared_ptr<const SourceTransaction> in_flight;
+  auto last_save = Clock::now();
+  for (;;) {
+    if (!in_flight && stop()) break;  // stops fall between transactions only
+    std::optional<TransactionBatch> batch = source.next(options_.heartbeat);
+    if (batch && batch->txn) {
+      const SourceTransaction& txn = *batch->txn;
+      if (in_flight != batch->txn) {
+        if (in_flight) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight->gtid);
+        ++owner_.stats_.transactions;
+        transactions_.add();
+        lag_.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
+      }
+      in_flight = batch->txn;
+      for (const ChangeEvent& event : batch->events) {
+        Table* table = find_table(event.source.database, event.source.table);
+        if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
+        produce(*table, event);
+      }
+      pending_.set(static_cast<double>(pending_records_));
+      if (!batch->last) continue;
+      SourcePosition after = read_position;
+      after.binlog = batch->position;
+      if (!txn.gtid.empty()) {
+        const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
+        if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
+      }
+      for (auto& table : tables_) {
+        if (!table->stopped.empty() || table->position->contains(txn)) continue;
+        table->position = after;
+        positions_moved_ = true;
+      }
+      read_position = std::move(after);
+      in_flight.reset();
+    }
+    const auto since = Clock::now() - last_save;
+    const bool due = pending_records_ >= options_.commit.max_events ||
+                     (pending_records_ > 0 && since >= options_.commit.interval) ||
+                     (positions_moved_ && since >= options_.commit.idle_position_interval);
+    if (!in_flight && due) {
+      save();
+      last_save = Clock::now();
+    }
+  }
+  if (pending_records_ > 0 || positions_moved_) save();  // a graceful stop saves what it produced
+  spdlog::info("source: stopped at {}", read_position.to_string());
+}
+
+void KafkaSource::Session::run(const std::function<bool()>& stop) {
+  open();
+  std::vector<Table*> new_tables;
+  for (auto& table : tables_) {
+    if (!table->position) new_tables.push_back(table.get());
+  }
+  if (!new_tables.empty()) snapshot(new_tables);
+  if (stop()) return;
+  stream(stop);
+}
+
+KafkaSource::KafkaSource(KafkaSourceOptions options)
+    : options_(std::move(options)),
+      own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
+      registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_) {
+  if (options_.tables.empty()) throw ConfigError("source: no tables to capture");
+  if (options_.server_id == 0) throw ConfigError("source: server_id must be set (a replica id unique on the source)");
+  if (options_.kafka.bootstrap_servers.empty()) throw ConfigError("source: [kafka] bootstrap_servers is required");
+  if (options_.registry.url.empty()) throw ConfigError("source: [registry] url is required");
+  if (options_.source_name.empty()) throw ConfigError("source: the source name must not be empty");
+}
+
+KafkaSource::~KafkaSource() = default;
+
+void KafkaSource::run(const std::function<bool()>& stop) {
+  auto& restarts =
+      registry_.counter("binberg_source_restarts_total", "Sessions that failed and started over").counter();
+  std::uint32_t failures = 0;
+  auto backoff = options_.first_retry_backoff;
+  for (;;) {
+    const std::uint64_t commits_before = stats_.commits;
+    stats_.stopped_tables.clear();
+    try {
+      Session(*this).run(stop);
+      return;
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& error) {
+      if (stats_.commits > commits_before) {  // the session got somewhere: start the count again
+        failures = 0;
+        backoff = options_.first_retry_backoff;
+      }
+      ++failures;
+      ++stats_.restarts;
+      restarts.add();
+      if (options_.max_consecutive_failures != 0 && failures >= options_.max_consecutive_failures) throw;
+      spdlog::warn("source: {}; starting over from the saved positions in {} ms", error.what(), backoff.count());
+    }
+    for (auto waited = std::chrono::milliseconds(0); waited < backoff; waited += std::chrono::milliseconds(100)) {
+      if (stop()) return;  // nothing to save: the failed session's records were not committed
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    backoff = std::min(backoff * 2, options_.max_retry_backoff);
+  }
+}
+
+}  // namespace binberg::pipeline

@@ -1,0 +1,89 @@
+#include "support/child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace binberg::testing {
+namespace {
+
+int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status); }
+
+}  // namespace
+
+ChildProcess::~ChildProcess() { stop(SIGKILL); }
+
+void ChildProcess::start(const std::vector<std::string>& argv, const std::filesystem::path& log,
+                         const std::map<std::string, std::optional<std::string>>& environment) {
+  if (running()) throw std::logic_error("ChildProcess::start: " + argv.at(0) + " still runs");
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    for (const auto& [name, value] : environment) {
+      if (value) {
+        ::setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+}
+
+std::optional<int> ChildProcess::wait_for_exit(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running() && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return exit_code(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
+}
+
+int ChildProcess::stop(int signal) {
+  if (!running()) return 0;
+  ::kill(pid_, signal);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return exit_code(status);
+}
+
+std::string log_tail(const std::filesystem::path& log, std::size_t lines) {
+  std::ifstream in(log);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(in, line);) all.push_back(line);
+  std::string text;
+  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) text += all[i] + "\n";
+  return text;
+}
+
+std::optional<std::string> wait_for_log_line(const std::filesystem::path& log, const std::string& text,
+                                             std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  do {
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) {
+      if (const auto at = line.find(text); at != std::string::npos) return line.substr(at + text.size());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return std::nullopt;
+}
+
+}  // namespace binberg::testing
