@@ -108,18 +108,18 @@ url = "{}"
 
   kafka::ClientOptions kafka_options() const { return {binberg::testing::stack().kafka_bootstrap_servers(), {}}; }
 
-  // Waits until the source saved, for both tables, a position holding GTID.
-  void wait_for_saved(const std::string& gtid) {
+  // Waits until the source saved, for SUFFIXES' tables, a position holding GTID.
+  void wait_for_saved(const std::string& gtid, const std::vector<std::string>& suffixes = {"accounts", "orders"}) {
     const mysql::Gtid wanted = mysql::Gtid::parse(gtid);
     const auto& database = binberg::testing::stack().mariadb().database;
     for (int attempt = 0; attempt < 300; ++attempt) {
       const auto saved = read_saved_positions(kafka_options(), topic_prefix_ + ".binberg.offsets", prefix_);
       std::size_t holding = 0;
-      for (const char* suffix : {"accounts", "orders"}) {
+      for (const std::string& suffix : suffixes) {
         const auto it = saved.find(database + "." + table_name(suffix));
         if (it != saved.end() && it->second.gtid.contains(wanted)) ++holding;
       }
-      if (holding == 2) return;
+      if (holding == suffixes.size()) return;
       std::this_thread::sleep_for(200ms);
     }
     FAIL() << "the source did not save a position holding " << gtid << "\n"
@@ -293,6 +293,41 @@ TEST_F(KafkaSourceTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   EXPECT_GT(expect_topics_hold_the_source(snapshot_rows, summary["events"]["total"].get<std::uint64_t>()), 0u)
       << "the crash came after records were acknowledged and before their position was saved";
+}
+
+// The registry refuses a table's new schema (BIGINT narrowed to INT breaks BACKWARD): that table
+// stops before the change with an error naming it, the other goes on; once the operator allows the
+// change, a restart publishes the stopped table's changes from where it stopped — nothing lost.
+TEST_F(KafkaSourceTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  registry::RegistryClient registry(registry::RegistryOptions{binberg::testing::stack().registry_url()});
+  const std::string orders_subject = registry::value_subject(topic("orders"));
+  registry.set_compatibility(orders_subject, "BACKWARD");
+  const nlohmann::json before = workload(1, 1000);
+  wait_for_saved(before["last_gtid"].get<std::string>());
+
+  db_.execute(fmt::format("ALTER TABLE {} MODIFY COLUMN account_id INT NOT NULL", table_name("orders")));
+  db_.execute(fmt::format("UPDATE {} SET amount = amount + 1 ORDER BY id LIMIT 5", table_name("orders")));
+  const std::string orders_update = *db_.scalar("SELECT @@last_gtid");
+  db_.execute(fmt::format("UPDATE {} SET note = 'after the change' ORDER BY id LIMIT 1", table_name("accounts")));
+  const std::string accounts_update = *db_.scalar("SELECT @@last_gtid");
+
+  const auto refused = binberg::testing::wait_for_log_line(dir_.path() / "source.log", "the registry refused");
+  ASSERT_TRUE(refused) << binberg::testing::log_tail(dir_.path() / "source.log");
+  EXPECT_NE(refused->find(table_name("orders")), std::string::npos) << *refused;
+  EXPECT_NE(refused->find(orders_subject), std::string::npos) << *refused;
+  wait_for_saved(accounts_update, {"accounts"});  // the other table goes on
+  EXPECT_TRUE(source_.running()) << "one refused table must not stop the source";
+  for (const ChangeEvent& event : read_topic("orders").events) {
+    EXPECT_NE(event.source.gtid, orders_update) << "a change after the refused schema was published";
+  }
+
+  registry.set_compatibility(orders_subject, "NONE");  // the operator accepts the change
+  EXPECT_EQ(source_.stop(SIGTERM), 0);
+  start_source();
+  wait_for_saved(accounts_update);
+  EXPECT_EQ(source_.stop(SIGTERM), 0);
+  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, before["events"]["total"].get<std::uint64_t>() + 6), 0u);
 }
 
 }  // namespace
