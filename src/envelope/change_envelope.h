@@ -27,6 +27,11 @@ namespace binberg::envelope {
 // Kafka headers of every change record.
 inline constexpr std::string_view kEventIdHeader = "binberg.event_id";
 inline constexpr std::string_view kPositionHeader = "binberg.position";  // "<gtid> <file>:<pos>"
+// An update that changes the primary key travels as two records, as Debezium sends it: a delete
+// of the old key (header value "old") in the old key's partition and a create of the new key
+// ("new") in the new key's, so each key's changes stay in order in its own partition. Both carry
+// the update's event id; a consumer that wants the update joins them (same transaction, same row).
+inline constexpr std::string_view kKeyChangeHeader = "binberg.key_change";
 
 struct EnvelopeSchemas {
   std::optional<avro::Schema> key;  // none for a table without a primary key

@@ -7,11 +7,20 @@
 
 namespace binberg::kafka {
 
-CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic, std::chrono::milliseconds timeout) {
+namespace {
+
+std::unique_ptr<RdKafka::Producer> admin_handle(const ClientOptions& options) {
   auto conf = make_config(options, {{"client.id", "binberg-admin"}});
   std::string error;
   std::unique_ptr<RdKafka::Producer> handle(RdKafka::Producer::create(conf.get(), error));
   if (!handle) fail("kafka {}: cannot create admin client: {}", options.bootstrap_servers, error);
+  return handle;
+}
+
+}  // namespace
+
+CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic, std::chrono::milliseconds timeout) {
+  const auto handle = admin_handle(options);
   rd_kafka_t* rk = handle->c_ptr();
 
   char errstr[512];
@@ -56,6 +65,28 @@ CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic, 
   rd_kafka_NewTopic_destroy(new_topic);
   if (!failure.empty()) fail("kafka {}: cannot create topic {}: {}", options.bootstrap_servers, topic.name, failure);
   return result;
+}
+
+std::int32_t partition_count(const ClientOptions& options, const std::string& topic,
+                             std::chrono::milliseconds timeout) {
+  const auto handle = admin_handle(options);
+  std::string error;
+  std::unique_ptr<RdKafka::Topic> topic_handle(RdKafka::Topic::create(handle.get(), topic, nullptr, error));
+  if (!topic_handle) fail("kafka {}: topic {}: {}", options.bootstrap_servers, topic, error);
+  RdKafka::Metadata* raw = nullptr;
+  const auto code = handle->metadata(false, topic_handle.get(), &raw, static_cast<int>(timeout.count()));
+  std::unique_ptr<RdKafka::Metadata> metadata(raw);
+  if (code != RdKafka::ERR_NO_ERROR) {
+    fail("kafka {}: no metadata for topic {}: {}", options.bootstrap_servers, topic, RdKafka::err2str(code));
+  }
+  for (const RdKafka::TopicMetadata* found : *metadata->topics()) {
+    if (found->topic() != topic) continue;
+    if (found->err() != RdKafka::ERR_NO_ERROR) {
+      fail("kafka {}: topic {}: {}", options.bootstrap_servers, topic, RdKafka::err2str(found->err()));
+    }
+    return static_cast<std::int32_t>(found->partitions()->size());
+  }
+  fail("kafka {}: topic {} does not exist", options.bootstrap_servers, topic);
 }
 
 }  // namespace binberg::kafka

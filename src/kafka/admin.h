@@ -24,4 +24,8 @@ enum class CreateResult { kCreated, kAlreadyExists };
 CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic,
                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// The number of partitions TOPIC has; throws Error naming the topic when it does not exist.
+std::int32_t partition_count(const ClientOptions& options, const std::string& topic,
+                             std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 }  // namespace binberg::kafka

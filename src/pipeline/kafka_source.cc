@@ -12,8 +12,10 @@
 #include "core/error.h"
 #include "core/failpoint.h"
 #include "envelope/change_envelope.h"
+#include "envelope/transaction_footprint.h"
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
+#include "kafka/partitioner.h"
 #include "kafka/producer.h"
 #include "mysql/charset.h"
 #include "mysql/snapshot_reader.h"
@@ -78,6 +80,7 @@ std::map<std::string, SourcePosition> read_saved_positions(const kafka::ClientOp
 struct KafkaSource::Table {
   CapturedTable source;
   std::string topic;
+  std::int32_t partitions = 1;
   // What Kafka holds of the table: saved, and produced in this session (saved at the next save).
   std::optional<SourcePosition> saved, position;
   std::shared_ptr<const TableSchema> registered;  // the schema the ids below are for
@@ -121,7 +124,14 @@ class KafkaSource::Session {
   void stream(const std::function<bool()>& stop);
   // False when the table stops here (the registry refused SCHEMA as incompatible).
   bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
-  void produce(Table& table, const ChangeEvent& event);
+  // Sends EVENT of the transaction TXN_ID: one record, two for an update of the primary key
+  // (kKeyChangeHeader).
+  void produce(Table& table, const ChangeEvent& event, const std::string& txn_id);
+  // One record; records are held back one per partition, so that the last of a transaction in
+  // each partition can carry its footprint. KEY_CHANGE: the kKeyChangeHeader value, if any.
+  void produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id, const char* key_change);
+  // Sends the held records, each with the transaction's footprint: the transaction is complete.
+  void end_transaction();
   void save();
   Table* find_table(const std::string& database, const std::string& table);
 
@@ -137,6 +147,8 @@ class KafkaSource::Session {
   std::optional<kafka::Producer> producer_;
   std::vector<std::unique_ptr<Table>> tables_;
   bool in_transaction_ = false;
+  envelope::Footprint footprint_;  // of the source transaction being produced
+  std::map<envelope::TopicPartition, kafka::OutgoingRecord> held_;
   bool positions_moved_ = false;  // a position advanced since the last save
   std::size_t pending_records_ = 0;
 };
@@ -163,6 +175,7 @@ void KafkaSource::Session::open() {
     table->records = &records.counter({captured.qualified_name()});
     kafka::create_topic(options_.kafka,
                         kafka::TopicSpec{table->topic, options_.partitions, options_.replication_factor, {}});
+    table->partitions = kafka::partition_count(options_.kafka, table->topic);
     if (auto it = saved.find(captured.qualified_name()); it != saved.end()) {
       table->saved = table->position = it->second;
       spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
@@ -207,8 +220,25 @@ bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<co
   return true;
 }
 
-void KafkaSource::Session::produce(Table& table, const ChangeEvent& event) {
+void KafkaSource::Session::produce(Table& table, const ChangeEvent& event, const std::string& txn_id) {
   if (!ensure_schemas(table, event.schema, event.source)) return;
+  const TableSchema& schema = *event.schema;
+  if (event.op == Op::kUpdate && !schema.primary_key.empty() &&
+      primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
+    ChangeEvent old_key = event, new_key = event;
+    old_key.op = Op::kDelete;
+    old_key.after.reset();
+    new_key.op = Op::kCreate;
+    new_key.before.reset();
+    produce_record(table, old_key, txn_id, "old");
+    produce_record(table, new_key, txn_id, "new");
+  } else {
+    produce_record(table, event, txn_id, nullptr);
+  }
+}
+
+void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id,
+                                          const char* key_change) {
   if (options_.delivery == Delivery::kExactlyOnce && !in_transaction_) {
     producer_->begin_transaction();
     in_transaction_ = true;
@@ -219,6 +249,7 @@ void KafkaSource::Session::produce(Table& table, const ChangeEvent& event) {
   if (table.schemas->key) {
     const RowImage key = primary_key_of(schema, event.after ? *event.after : *event.before);
     record.key = avro::encode_wire_message(table.key_id, *table.schemas->key, envelope::key_datum(schema, key));
+    record.partition = kafka::partition_for_key(*record.key, table.partitions);
   } else {
     record.partition = 0;  // no key to keep a row's changes in order: one partition keeps them all in order
   }
@@ -228,11 +259,32 @@ void KafkaSource::Session::produce(Table& table, const ChangeEvent& event) {
       kafka::Header{std::string(envelope::kEventIdHeader), event.event_id},
       kafka::Header{std::string(envelope::kPositionHeader),
                     fmt::format("{} {}:{}", event.source.gtid, event.source.file, event.source.end_pos)},
+      kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
   };
-  producer_->send(record);
+  if (key_change != nullptr)
+    record.headers.push_back(kafka::Header{std::string(envelope::kKeyChangeHeader), key_change});
+  const envelope::TopicPartition partition{record.topic, *record.partition};
+  ++footprint_[partition];
+  if (auto held = held_.find(partition); held != held_.end()) {
+    producer_->send(held->second);
+    held->second = std::move(record);
+  } else {
+    held_.emplace(partition, std::move(record));
+  }
   table.records->add();
   ++owner_.stats_.records;
   ++pending_records_;
+}
+
+void KafkaSource::Session::end_transaction() {
+  if (footprint_.empty()) return;
+  const std::string footprint = envelope::format_footprint(footprint_);
+  for (auto& [partition, record] : held_) {
+    record.headers.push_back(kafka::Header{std::string(envelope::kTransactionEndHeader), footprint});
+    producer_->send(record);
+  }
+  held_.clear();
+  footprint_.clear();
 }
 
 // Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
@@ -272,18 +324,20 @@ void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
   auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
   const SourcePosition position{source.position().binlog, source.position().gtid};
   spdlog::info("source: snapshot of {} tables at {}", tables.size(), position.to_string());
+  const std::string snapshot_id = "snapshot:" + position.binlog.to_string();
   auto last_progress = Clock::now();
   for (;;) {
     const std::vector<ChangeEvent> chunk = source.next_chunk();
     if (chunk.empty()) break;
     Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
-    for (const ChangeEvent& event : chunk) produce(table, event);
+    for (const ChangeEvent& event : chunk) produce(table, event, snapshot_id);
     owner_.stats_.snapshot_rows += chunk.size();
     if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
       spdlog::info("source: snapshot: {} rows read, now {}", source.rows_read(), table.source.qualified_name());
       last_progress = Clock::now();
     }
   }
+  end_transaction();  // the snapshot is one transaction
   for (Table* table : tables) {
     if (table->stopped.empty()) table->position = position;
   }
@@ -329,10 +383,11 @@ void KafkaSource::Session::stream(const std::function<bool()>& stop) {
       for (const ChangeEvent& event : batch->events) {
         Table* table = find_table(event.source.database, event.source.table);
         if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
-        produce(*table, event);
+        produce(*table, event, txn.gtid.empty() ? fmt::format("{}:{}", txn.file, txn.end_pos) : txn.gtid);
       }
       pending_.set(static_cast<double>(pending_records_));
       if (!batch->last) continue;
+      end_transaction();
       SourcePosition after = read_position;
       after.binlog = batch->position;
       if (!txn.gtid.empty()) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -18,6 +19,8 @@
 
 #include "avro/wire_format.h"
 #include "envelope/change_envelope.h"
+#include "envelope/transaction_footprint.h"
+#include "kafka/admin.h"
 #include "kafka/consumer.h"
 #include "mysql/connection.h"
 #include "mysql/gtid.h"
@@ -38,7 +41,11 @@ using namespace std::chrono_literals;
 struct TopicChanges {
   std::vector<ChangeEvent> events;  // in offset order
   std::size_t records = 0;
-  std::map<std::string, std::size_t> times_seen;  // by event id
+  std::map<std::string, std::size_t> times_seen;  // by record id: event id and key-change part
+  std::size_t key_changes = 0;                    // records of primary-key updates
+  // By transaction id: the distinct event ids in each partition, and the footprints it announced.
+  std::map<std::string, std::map<envelope::TopicPartition, std::set<std::string>>> transaction_events;
+  std::map<std::string, std::set<std::string>> footprints;
 };
 
 class KafkaSourceTest : public ::testing::Test {
@@ -77,6 +84,7 @@ interval_ms = 100
 [kafka]
 bootstrap_servers = "{}"
 topic_prefix = "{}"
+partitions = 3
 delivery = "{}"
 source_name = "{}"
 
@@ -136,8 +144,16 @@ url = "{}"
       if (it == schemas.end()) it = schemas.emplace(id, avro::Schema::parse(registry.schema_by_id(id))).first;
       return it->second;
     };
-    const auto records = kafka::read_to_end(kafka::ConsumerOptions{kafka_options(), prefix_ + "-check", true},
-                                            {{topic(suffix), 0, 0}}, 120s);
+    std::vector<kafka::PartitionStart> partitions;
+    const std::int32_t count = kafka::partition_count(kafka_options(), topic(suffix));
+    EXPECT_EQ(count, 3);
+    for (std::int32_t partition = 0; partition < count; ++partition)
+      partitions.push_back({topic(suffix), partition, 0});
+    auto records =
+        kafka::read_to_end(kafka::ConsumerOptions{kafka_options(), prefix_ + "-check", true}, partitions, 120s);
+    // Each key's changes are in one partition, in order: replaying partition by partition keeps them.
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto& a, const auto& b) { return a.partition < b.partition; });
     TopicChanges changes;
     for (const kafka::ConsumedRecord& record : records) {
       const std::int32_t id = avro::parse_wire_message(*record.value).schema_id;
@@ -151,7 +167,19 @@ url = "{}"
       std::map<std::string, std::string> headers;
       for (const auto& header : record.headers) headers[header.name] = header.value;
       EXPECT_EQ(headers[std::string(envelope::kEventIdHeader)], event.event_id);
-      ++changes.times_seen[event.event_id];
+      // The two records of a primary-key update share the event id; the part tells them apart.
+      std::string record_id = event.event_id;
+      if (auto part = headers.find(std::string(envelope::kKeyChangeHeader)); part != headers.end()) {
+        record_id += "/" + part->second;
+        ++changes.key_changes;
+      }
+      const std::string txn = headers[std::string(envelope::kTransactionHeader)];
+      EXPECT_FALSE(txn.empty()) << event.event_id << " names no transaction";
+      changes.transaction_events[txn][{record.topic, record.partition}].insert(record_id);
+      if (auto end = headers.find(std::string(envelope::kTransactionEndHeader)); end != headers.end()) {
+        changes.footprints[txn].insert(end->second);
+      }
+      ++changes.times_seen[record_id];
       ++changes.records;
       changes.events.push_back(std::move(event));
     }
@@ -201,19 +229,35 @@ url = "{}"
 // What the topics hold after a run, checked against the source: replayed rows equal MariaDB's,
 // the snapshot and every later row event present; returns how many records repeated an event.
 std::uint64_t KafkaSourceTest::expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events) {
-  std::uint64_t unique_events = 0, unique_snapshot_rows = 0, repeats = 0;
+  std::uint64_t unique_events = 0, unique_snapshot_rows = 0, repeats = 0, key_change_records = 0;
+  std::map<std::string, envelope::Footprint> counted;  // transaction -> records per partition, both topics
+  std::map<std::string, std::set<std::string>> footprints;
   for (const char* suffix : {"accounts", "orders"}) {
     const TopicChanges changes = read_topic(suffix);
+    for (const auto& [txn, partitions] : changes.transaction_events) {
+      for (const auto& [partition, ids] : partitions) counted[txn][partition] = static_cast<std::uint32_t>(ids.size());
+    }
+    for (const auto& [txn, announced] : changes.footprints) footprints[txn].insert(announced.begin(), announced.end());
     for (const auto& [id, times] : changes.times_seen) {
-      (id.starts_with("snapshot:") ? unique_snapshot_rows : unique_events) += 1;
+      // A primary-key update is one event in two records ("/old" and "/new").
+      if (!id.ends_with("/new")) (id.starts_with("snapshot:") ? unique_snapshot_rows : unique_events) += 1;
       repeats += times - 1;
     }
+    key_change_records += changes.key_changes;
     expect_replay_equals_source(suffix, changes);
+  }
+  // Every transaction announces one footprint, and it is where the transaction's records are.
+  for (const auto& [txn, partitions] : counted) {
+    EXPECT_EQ(footprints[txn].size(), 1u) << txn << " announced " << footprints[txn].size() << " footprints";
+    if (!footprints[txn].empty()) {
+      EXPECT_EQ(envelope::parse_footprint(*footprints[txn].begin()), partitions) << txn;
+    }
   }
   EXPECT_EQ(unique_snapshot_rows, snapshot_rows) << "the initial snapshot";
   EXPECT_EQ(unique_events, events) << "every row event after the snapshot";
-  std::cout << unique_snapshot_rows << " snapshot rows, " << unique_events << " row events, " << repeats
-            << " repeated records\n";
+  EXPECT_GT(key_change_records, 0u) << "the workload updates primary keys";
+  std::cout << unique_snapshot_rows << " snapshot rows, " << unique_events << " row events (" << key_change_records
+            << " records of primary-key updates), " << repeats << " repeated records\n";
   return repeats;
 }
 
