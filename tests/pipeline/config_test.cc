@@ -176,5 +176,78 @@ TEST(ConfigTest, CaptureRulesIncludeThenExclude) {
   EXPECT_FALSE(backtracking.matches("xa", "yabc"));
 }
 
+const std::string kSourceOnly = R"([source]
+user = "binberg"
+server_id = 4201
+
+[capture]
+include = ["shop.*"]
+
+[kafka]
+bootstrap_servers = "127.0.0.1:9092"
+
+[registry]
+url = "http://127.0.0.1:8080/apis/ccompat/v7"
+)";
+
+TEST(ConfigTest, SourceOnlyFileNeedsNoCatalogAndGetsTheDocumentedDefaults) {
+  const Config config = parse_config(kSourceOnly, "test.toml");
+  const KafkaSourceOptions options = kafka_source_options(config, {CapturedTable{"shop", "orders"}});
+  EXPECT_EQ(options.kafka.bootstrap_servers, "127.0.0.1:9092");
+  EXPECT_EQ(options.registry.url, "http://127.0.0.1:8080/apis/ccompat/v7");
+  EXPECT_EQ(options.topic_prefix, "binberg");
+  EXPECT_EQ(options.partitions, 1);
+  EXPECT_EQ(options.replication_factor, 1);
+  EXPECT_EQ(options.delivery, Delivery::kExactlyOnce);
+  EXPECT_EQ(options.source_name, "binberg");
+  EXPECT_EQ(options.offsets_topic, "");
+  EXPECT_EQ(options.max_consecutive_failures, 0u);
+  EXPECT_EQ(options.server_id, 4201u);
+  EXPECT_EQ(change_topic(options.topic_prefix, options.tables.front()), "binberg.shop.orders");
+  // Without a catalog the file is no replicate configuration, and says so.
+  try {
+    (void)replicator_options(config, {CapturedTable{"shop", "orders"}});
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "test.toml: [iceberg] catalog_uri and warehouse are required to write Iceberg tables");
+  }
+  // Without a broker or a registry it is no source configuration either.
+  try {
+    (void)kafka_source_options(parse_config(kMinimal, "test.toml"), {});
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "test.toml: [kafka] bootstrap_servers is required (host:port of the brokers)");
+  }
+}
+
+TEST(ConfigTest, KafkaOptionsAreCheckedAndSecretsStayOutOfTheFile) {
+  const Config config = parse_config(kSourceOnly + R"(
+[kafka.properties]
+"security.protocol" = "SASL_SSL"
+"sasl.username" = "cdc"
+)",
+                                     "test.toml");
+  EXPECT_EQ(config.kafka.client.properties.at("security.protocol"), "SASL_SSL");
+  EXPECT_EQ(config.kafka.client.properties.at("sasl.username"), "cdc");
+  EXPECT_EQ(config_error(kSourceOnly + "[kafka.properties]\n\"sasl.password\" = \"x\"\n"),
+            "test.toml: [kafka.properties] sasl.password: secrets are not kept in the file; use [kafka] "
+            "sasl_password_env or sasl_password_file");
+  ::setenv("BINBERG_TEST_SASL", "s3cret", 1);
+  const std::string with_env = kSourceOnly;
+  const Config secret = parse_config(
+      std::string(with_env).replace(with_env.find("[registry]"), 0, "sasl_password_env = \"BINBERG_TEST_SASL\"\n\n"),
+      "test.toml");
+  EXPECT_EQ(secret.kafka.client.properties.at("sasl.password"), "s3cret");
+  EXPECT_EQ(config_error(std::string(with_env).replace(with_env.find("[registry]"), 0, "delivery = \"twice\"\n\n")),
+            "test.toml: [kafka] delivery: 'twice' is neither exactly-once nor at-least-once");
+  EXPECT_EQ(config_error(std::string(with_env).replace(with_env.find("[registry]"), 0, "partitions = 0\n\n")),
+            "test.toml: [kafka] partitions: must be positive");
+  EXPECT_EQ(config_error(std::string(with_env).replace(with_env.find("[registry]"), 0, "acks = 1\n\n")),
+            "test.toml: [kafka] acks: unknown option");
+  const Config at_least_once = parse_config(
+      std::string(with_env).replace(with_env.find("[registry]"), 0, "delivery = \"at-least-once\"\n\n"), "t");
+  EXPECT_EQ(kafka_source_options(at_least_once, {}).delivery, Delivery::kAtLeastOnce);
+}
+
 }  // namespace
 }  // namespace binberg::pipeline
