@@ -134,6 +134,24 @@ class Section {
   std::set<std::string> seen_;
 };
 
+void require_kafka(const Config& config) {
+  if (config.kafka.client.bootstrap_servers.empty()) {
+    throw ConfigError(fmt::format("{}: [kafka] bootstrap_servers is required (host:port of the brokers)", config.path));
+  }
+  if (config.kafka.registry.url.empty()) {
+    throw ConfigError(fmt::format(
+        "{}: [registry] url is required (a Confluent-compatible API, e.g. http://127.0.0.1:8080/apis/ccompat/v7)",
+        config.path));
+  }
+}
+
+void require_catalog(const Config& config) {
+  if (config.catalog.uri.empty() || config.catalog.warehouse.empty()) {
+    throw ConfigError(
+        fmt::format("{}: [iceberg] catalog_uri and warehouse are required to write Iceberg tables", config.path));
+  }
+}
+
 }  // namespace
 
 bool CaptureRules::matches(const std::string& database, const std::string& table) const {
@@ -155,12 +173,12 @@ Config parse_config(const std::string& text, const std::string& path) {
         fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
   }
   static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "commit", "replicator",
-                                                  "memory", "kafka",   "registry", "metrics"};
+                                                  "memory", "kafka",   "registry", "sink",   "metrics"};
   for (const auto& [key, node] : root) {
     if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
       throw ConfigError(
           fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
-                      "replicator, memory, kafka, registry, metrics)",
+                      "replicator, memory, kafka, registry, sink, metrics)",
                       path, key.str()));
     }
   }
@@ -270,6 +288,12 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.kafka.registry.timeout = std::chrono::milliseconds(registry.positive<std::uint32_t>("timeout_ms", 10'000));
   registry.check_all_understood();
 
+  Section sink(root["sink"].as_table(), "sink", path);
+  config.kafka.sink_topics = sink.strings("topics");
+  config.kafka.sink_group = sink.get_or<std::string>("group_id", "binberg-sink");
+  if (config.kafka.sink_group.empty()) sink.error("group_id", "must not be empty");
+  sink.check_all_understood();
+
   Section metrics(root["metrics"].as_table(), "metrics", path);
   config.metrics_address = metrics.get_or<std::string>("address", "");
   metrics.check_all_understood();
@@ -298,10 +322,7 @@ std::vector<CapturedTable> resolve_tables(mysql::Connection& connection, const C
 }
 
 ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedTable> tables) {
-  if (config.catalog.uri.empty() || config.catalog.warehouse.empty()) {
-    throw ConfigError(
-        fmt::format("{}: [iceberg] catalog_uri and warehouse are required to write Iceberg tables", config.path));
-  }
+  require_catalog(config);
   ReplicatorOptions options;
   options.source = config.source;
   options.server_id = config.server_id;
@@ -322,15 +343,30 @@ ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedT
 
 namespace binberg::pipeline {
 
+KafkaSinkOptions kafka_sink_options(const Config& config) {
+  require_kafka(config);
+  require_catalog(config);
+  if (config.kafka.sink_topics.empty()) {
+    throw ConfigError(
+        fmt::format("{}: [sink] topics: name the topics to read, e.g. [\"cdc.shop.orders\"]", config.path));
+  }
+  KafkaSinkOptions options;
+  options.kafka = config.kafka.client;
+  options.registry = config.kafka.registry;
+  options.topics = config.kafka.sink_topics;
+  options.group_id = config.kafka.sink_group;
+  options.iceberg_namespace = config.iceberg_namespace;
+  options.changelog_suffix = config.changelog_suffix;
+  options.commit = config.commit;
+  options.writer.writer_id = config.writer_id;
+  options.writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
+  options.writer.max_index_bytes = config.memory.index_bytes;
+  options.max_consecutive_failures = config.kafka.max_retries;
+  return options;
+}
+
 KafkaSourceOptions kafka_source_options(const Config& config, std::vector<CapturedTable> tables) {
-  if (config.kafka.client.bootstrap_servers.empty()) {
-    throw ConfigError(fmt::format("{}: [kafka] bootstrap_servers is required (host:port of the brokers)", config.path));
-  }
-  if (config.kafka.registry.url.empty()) {
-    throw ConfigError(fmt::format(
-        "{}: [registry] url is required (a Confluent-compatible API, e.g. http://127.0.0.1:8080/apis/ccompat/v7)",
-        config.path));
-  }
+  require_kafka(config);
   KafkaSourceOptions options;
   options.source = config.source;
   options.server_id = config.server_id;

@@ -26,6 +26,7 @@
 
 #include "iceberg/catalog.h"
 #include "mysql/connection.h"
+#include "pipeline/kafka_sink.h"
 #include "pipeline/kafka_source.h"
 #include "pipeline/replicator.h"
 
@@ -59,6 +60,9 @@ struct KafkaConfig {
   std::string source_name = "binberg";
   std::string offsets_topic;  // empty: "<topic_prefix>.binberg.offsets"
   std::uint32_t max_retries = 0;
+  // `binberg sink` ([sink]).
+  std::vector<std::string> sink_topics;
+  std::string sink_group = "binberg-sink";
 };
 
 struct Config {
@@ -92,5 +96,9 @@ ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedT
 // `binberg source` options from CONFIG and the resolved TABLES; throws ConfigError when CONFIG
 // names no Kafka broker or registry.
 KafkaSourceOptions kafka_source_options(const Config& config, std::vector<CapturedTable> tables);
+
+// `binberg sink` options from CONFIG; throws ConfigError when CONFIG names no broker, registry,
+// catalog or topics.
+KafkaSinkOptions kafka_sink_options(const Config& config);
 
 }  // namespace binberg::pipeline

@@ -17,6 +17,7 @@
 #include "mysql/transaction_reader.h"
 #include "pipeline/schema_change.h"
 #include "pipeline/table_mapping.h"
+#include "pipeline/table_pair.h"
 
 namespace binberg::pipeline {
 namespace {
@@ -92,50 +93,13 @@ void Replicator::open_tables() {
     const std::shared_ptr<const TableSchema> now =
         mysql::load_table_schema(connection, captured.database, captured.table);
     const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
-    if (auto namespaces = catalog_.list_namespaces();
-        std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
-      catalog_.create_namespace(ns);
-    }
-    table->state_id = iceberg::TableIdentifier{ns, captured.table};
-    table->changelog_id = iceberg::TableIdentifier{ns, captured.table + options_.changelog_suffix};
-
-    // Existing tables say what they hold; new ones are made for the source table as it is now.
-    std::optional<iceberg::LoadedTable> changelog, state;
-    try {
-      changelog = catalog_.load_table(table->changelog_id);
-    } catch (const iceberg::NoSuchTable&) {
-    }
-    if (changelog) {
-      const auto& properties = changelog->metadata.properties;
-      if (auto it = properties.find(kSourceSchemaProperty); it != properties.end()) {
-        try {
-          table->schema = table_schema_from_json(nlohmann::json::parse(it->second));
-        } catch (const std::exception& error) {
-          fail("table {}: property {}: {}", table->changelog_id.to_string(), kSourceSchemaProperty, error.what());
-        }
-      } else {
-        table->schema = now;  // written before binberg recorded it: must match the source as it is
-      }
-    } else {
-      table->schema = now;
-    }
-    const bool keyed = !table->schema->primary_key.empty();
-    const std::map<std::string, std::string> properties = {
-        {kSourceSchemaProperty, table_schema_to_json(*table->schema).dump()}};
-    const auto load_or_create = [&](const iceberg::TableIdentifier& id, const iceberg::Schema& schema) {
-      try {
-        return catalog_.load_table(id);
-      } catch (const iceberg::NoSuchTable&) {
-        spdlog::info("creating Iceberg table {} for {}", id.to_string(), captured.qualified_name());
-        return catalog_.create_table(id, schema, iceberg::PartitionSpec::unpartitioned(),
-                                     iceberg::SortOrder::unsorted(), properties);
-      }
-    };
-    if (!changelog) changelog = load_or_create(table->changelog_id, changelog_schema(*table->schema));
-    std::optional<SourcePosition> position = committed_position(*changelog);
-    if (keyed) {
-      state = load_or_create(table->state_id, current_state_schema(*table->schema));
-      const std::optional<SourcePosition> state_position = committed_position(*state);
+    TablePair pair = open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now);
+    table->state_id = pair.state_id;
+    table->changelog_id = pair.changelog_id;
+    table->schema = pair.schema;
+    std::optional<SourcePosition> position = committed_position(*pair.changelog);
+    if (pair.state) {
+      const std::optional<SourcePosition> state_position = committed_position(*pair.state);
       // Both tables of a source table always commit together, so their positions agree.
       if (state_position.has_value() != position.has_value() ||
           (position && compare_binlog(position->binlog, state_position->binlog) != 0)) {
@@ -144,13 +108,13 @@ void Replicator::open_tables() {
              state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
       }
       table->state =
-          std::make_unique<iceberg::TableWriter>(std::move(*state), iceberg::WriteMode::kUpsert, options_.writer);
+          std::make_unique<iceberg::TableWriter>(std::move(*pair.state), iceberg::WriteMode::kUpsert, options_.writer);
     } else {
       spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
                    table->changelog_id.to_string());
     }
-    table->changelog =
-        std::make_unique<iceberg::TableWriter>(std::move(*changelog), iceberg::WriteMode::kAppend, options_.writer);
+    table->changelog = std::make_unique<iceberg::TableWriter>(std::move(*pair.changelog), iceberg::WriteMode::kAppend,
+                                                              options_.writer);
     try {
       mapping_for(*table, table->schema);
     } catch (const Error& error) {
@@ -199,9 +163,7 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
     table.snapshot_rows += chunk.size();
     metrics_.snapshot_rows.counter({table.source.qualified_name()}).add(static_cast<double>(chunk.size()));
     for (const ChangeEvent& event : chunk) {
-      const RowMapping& mapping = mapping_for(table, event.schema);
-      if (table.state) table.state->upsert(mapping.state_row(*event.after));
-      table.changelog->append(mapping.changelog_row(event));
+      apply_change(mapping_for(table, event.schema), event, table.state.get(), *table.changelog);
     }
     stats_.snapshot_rows += chunk.size();
     if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
@@ -254,25 +216,7 @@ void Replicator::apply(const SourceTransaction& txn, const std::vector<ChangeEve
           table->source.qualified_name(), txn.file + ":" + std::to_string(txn.end_pos), txn.gtid, error.what());
     }
     table->applied[event.op == Op::kUpdate ? 1 : event.op == Op::kDelete ? 2 : 0]->add();
-    if (table->state) {
-      const TableSchema& schema = *event.schema;
-      switch (event.op) {
-        case Op::kCreate:
-        case Op::kSnapshot:
-          table->state->upsert(mapping->state_row(*event.after));
-          break;
-        case Op::kUpdate:
-          if (primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
-            table->state->remove(mapping->state_row(*event.before));
-          }
-          table->state->upsert(mapping->state_row(*event.after));
-          break;
-        case Op::kDelete:
-          table->state->remove(mapping->state_row(*event.before));
-          break;
-      }
-    }
-    table->changelog->append(mapping->changelog_row(event));
+    apply_change(*mapping, event, table->state.get(), *table->changelog);
     table->dirty = true;
     txn_applied_ = true;
     ++stats_.events;

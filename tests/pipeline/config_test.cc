@@ -64,7 +64,7 @@ TEST(ConfigTest, ErrorsNameFileSectionAndKey) {
   EXPECT_EQ(config_error(kMinimal + "[metrics]\nport = 9464\n"), "test.toml: [metrics] port: unknown option");
   EXPECT_EQ(config_error(kMinimal + "[replicator]\nwriter_id = 7\n"),
             "test.toml: [replicator] writer_id: expected a string");
-  EXPECT_NE(config_error(kMinimal + "[sink]\n").find("unknown section or option 'sink'"), std::string::npos);
+  EXPECT_NE(config_error(kMinimal + "[sinks]\n").find("unknown section or option 'sinks'"), std::string::npos);
   EXPECT_NE(config_error("[source]\nuser = \"u\"\n").find("[source] server_id: is required"), std::string::npos);
   EXPECT_NE(config_error(R"([source]
 user = "u"
@@ -218,6 +218,35 @@ TEST(ConfigTest, SourceOnlyFileNeedsNoCatalogAndGetsTheDocumentedDefaults) {
   } catch (const ConfigError& error) {
     EXPECT_STREQ(error.what(), "test.toml: [kafka] bootstrap_servers is required (host:port of the brokers)");
   }
+}
+
+TEST(ConfigTest, SinkNeedsTopicsAndACatalog) {
+  const std::string sink = kSourceOnly + R"(
+[iceberg]
+catalog_uri = "sqlite:////tmp/catalog.db"
+warehouse = "/tmp/warehouse"
+
+[sink]
+topics = ["binberg.shop.orders"]
+)";
+  const KafkaSinkOptions options = kafka_sink_options(parse_config(sink, "test.toml"));
+  EXPECT_EQ(options.topics, std::vector<std::string>{"binberg.shop.orders"});
+  EXPECT_EQ(options.group_id, "binberg-sink");
+  EXPECT_EQ(options.changelog_suffix, "_changelog");
+  EXPECT_EQ(options.writer.writer_id, "binberg");
+  try {
+    (void)kafka_sink_options(parse_config(kSourceOnly, "test.toml"));
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "test.toml: [iceberg] catalog_uri and warehouse are required to write Iceberg tables");
+  }
+  try {
+    (void)kafka_sink_options(parse_config(sink.substr(0, sink.find("[sink]")), "test.toml"));
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_STREQ(error.what(), "test.toml: [sink] topics: name the topics to read, e.g. [\"cdc.shop.orders\"]");
+  }
+  EXPECT_EQ(config_error(sink + "group_id = \"\"\n"), "test.toml: [sink] group_id: must not be empty");
 }
 
 TEST(ConfigTest, KafkaOptionsAreCheckedAndSecretsStayOutOfTheFile) {

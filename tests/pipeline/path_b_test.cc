@@ -1,8 +1,10 @@
-// Path B's source end to end on the real stack: `binberg source` (a real process) publishes a
-// generated MariaDB workload to Kafka through the Apicurio registry. A read_committed consumer
-// then decodes every record with the schema its id names in the registry and replays the
-// changes: the replayed tables must equal MariaDB's, and every source row event must be there —
-// exactly once in exactly-once mode (also across SIGKILLs), at least once in at-least-once mode.
+// Path B end to end on the real stack. `binberg source` (a real process) publishes a generated
+// MariaDB workload to Kafka through the Apicurio registry; a read_committed consumer decodes every
+// record with the schema its id names in the registry and replays the changes: the replayed
+// tables must equal MariaDB's, and every source row event must be there — exactly once in
+// exactly-once mode (also across SIGKILLs), at least once in at-least-once mode. `binberg sink`
+// (a real process) then applies the topics to Iceberg: the tables equal MariaDB's, every event is
+// in the changelog once, no snapshot holds part of a transaction, and bad records are diverted.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -20,13 +23,18 @@
 #include "avro/wire_format.h"
 #include "envelope/change_envelope.h"
 #include "envelope/transaction_footprint.h"
+#include "iceberg/canonical_row.h"
+#include "iceberg/catalog.h"
+#include "iceberg/table_scan.h"
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
+#include "kafka/producer.h"
 #include "mysql/connection.h"
 #include "mysql/gtid.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/text_value.h"
 #include "pipeline/kafka_source.h"
+#include "pipeline/table_mapping.h"
 #include "registry/registry_client.h"
 #include "support/child_process.h"
 #include "support/temp_dir.h"
@@ -48,7 +56,7 @@ struct TopicChanges {
   std::map<std::string, std::set<std::string>> footprints;
 };
 
-class KafkaSourceTest : public ::testing::Test {
+class PathBTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto& stack = binberg::testing::stack();
@@ -62,6 +70,7 @@ class KafkaSourceTest : public ::testing::Test {
 
   void TearDown() override {
     source_.stop(SIGKILL);
+    sink_.stop(SIGKILL);
     db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders", prefix_));
   }
 
@@ -90,10 +99,24 @@ source_name = "{}"
 
 [registry]
 url = "{}"
+
+[iceberg]
+catalog_uri = "sqlite:///{}/catalog.db"
+warehouse = "{}/warehouse"
+
+[sink]
+topics = ["{}", "{}"]
+group_id = "{}-sink"
 )",
                                           mariadb.host, mariadb.port, mariadb.user, 6000 + ::getpid() % 10000,
                                           mariadb.database, prefix_, stack.kafka_bootstrap_servers(), topic_prefix_,
-                                          delivery, prefix_, stack.registry_url());
+                                          delivery, prefix_, stack.registry_url(), dir_.path().string(),
+                                          dir_.path().string(), topic("accounts"), topic("orders"), prefix_);
+  }
+
+  void start_sink(const std::string& failpoints = "") {
+    sink_.start({BINBERG_CLI, "sink", "--config", config_}, dir_.path() / "sink.log",
+                {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
   }
 
   void start_source(const std::string& failpoints = "") {
@@ -186,22 +209,31 @@ url = "{}"
     return changes;
   }
 
-  // The rows of SUFFIX's table replayed from CHANGES must be the rows MariaDB holds.
-  void expect_replay_equals_source(const std::string& suffix, const TopicChanges& changes) {
+  // MariaDB's rows of SUFFIX's table now, and its schema.
+  std::vector<RowImage> source_rows(const std::string& suffix, std::shared_ptr<const TableSchema>& schema) {
     const auto& database = binberg::testing::stack().mariadb().database;
     db_.execute("SET time_zone = '+00:00'");
-    const auto schema = mysql::load_table_schema(db_, database, table_name(suffix));
+    schema = mysql::load_table_schema(db_, database, table_name(suffix));
     std::string columns;
     for (const Column& column : schema->columns) {
       columns += (columns.empty() ? "" : ", ") + mysql::select_expression(column);
     }
-    std::map<RowImage, RowImage> source;
+    std::vector<RowImage> rows;
     for (const auto& row :
          db_.query(fmt::format("SELECT {} FROM {}", columns, mysql::quote_identifier(table_name(suffix)))).rows) {
       RowImage image;
       for (std::size_t i = 0; i < row.size(); ++i) image.push_back(mysql::parse_text_value(schema->columns[i], row[i]));
-      source.emplace(primary_key_of(*schema, image), image);
+      rows.push_back(std::move(image));
     }
+    return rows;
+  }
+
+  // The rows of SUFFIX's table replayed from CHANGES must be the rows MariaDB holds.
+  void expect_replay_equals_source(const std::string& suffix, const TopicChanges& changes) {
+    std::shared_ptr<const TableSchema> schema;
+    std::map<RowImage, RowImage> source;
+    for (RowImage& image : source_rows(suffix, schema))
+      source.emplace(primary_key_of(*schema, image), std::move(image));
     std::map<RowImage, RowImage> replayed;
     for (const ChangeEvent& event : changes.events) {
       if (event.before) replayed.erase(primary_key_of(*event.schema, *event.before));
@@ -220,15 +252,104 @@ url = "{}"
   std::uint64_t load_and_snapshot();
   nlohmann::json workload(int seed, int events);
 
+  iceberg::CatalogOptions catalog_options() const {
+    iceberg::CatalogOptions options;
+    options.uri = "sqlite:///" + (dir_.path() / "catalog.db").string();
+    options.warehouse = (dir_.path() / "warehouse").string();
+    return options;
+  }
+
+  // Rows of SUFFIX's Iceberg current-state table that are not MariaDB's, plus MariaDB's rows it
+  // lacks; -1 while the table does not exist.
+  long iceberg_differences(const std::string& suffix) {
+    const auto catalog = iceberg::open_catalog(catalog_options());
+    std::optional<iceberg::LoadedTable> state;
+    try {
+      state = catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix)});
+    } catch (const iceberg::NoSuchTable&) {
+      return -1;
+    }
+    const iceberg::Schema& schema = state->metadata.current_schema();
+    std::shared_ptr<const TableSchema> source_schema;
+    const std::vector<RowImage> rows = source_rows(suffix, source_schema);
+    const RowMapping mapping(source_schema, &schema, nullptr);
+    std::multiset<std::string> source, table;
+    for (const RowImage& image : rows) source.insert(iceberg::canonical_row_encoding(schema, mapping.state_row(image)));
+    for (const iceberg::Row& row : iceberg::read_table_rows(state->metadata)) {
+      table.insert(iceberg::canonical_row_encoding(schema, row));
+    }
+    std::vector<std::string> differences;
+    std::set_symmetric_difference(source.begin(), source.end(), table.begin(), table.end(),
+                                  std::back_inserter(differences));
+    return static_cast<long>(differences.size());
+  }
+
+  // Waits until both Iceberg tables equal MariaDB's.
+  void wait_for_sink() {
+    long accounts = -1, orders = -1;
+    for (int attempt = 0; attempt < 240; ++attempt) {
+      accounts = iceberg_differences("accounts");
+      orders = iceberg_differences("orders");
+      if (accounts == 0 && orders == 0) return;
+      std::this_thread::sleep_for(250ms);
+    }
+    FAIL() << "the sink's tables differ from MariaDB's in " << accounts << " and " << orders << " rows\n"
+           << binberg::testing::log_tail(dir_.path() / "sink.log");
+  }
+
+  // SUFFIX's changelog holds each event once, and each of its snapshots adds whole source
+  // transactions only; returns how many events it holds.
+  std::size_t expect_changelog_whole_and_unique(const std::string& suffix) {
+    const auto catalog = iceberg::open_catalog(catalog_options());
+    const iceberg::LoadedTable changelog =
+        catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix) + "_changelog"});
+    const iceberg::Schema& schema = changelog.metadata.current_schema();
+    const auto column = [&](const std::string& name) {
+      for (std::size_t i = 0; i < schema.fields().size(); ++i) {
+        if (schema.fields()[i].name == name) return i;
+      }
+      throw Error("no column " + name);
+    };
+    const std::size_t id_column = column("_event_id"), gtid_column = column("_gtid"), op_column = column("_op");
+    const auto transaction = [&](const iceberg::Row& row) {
+      return std::get<std::string>(row[op_column]) == "r" ? std::string("snapshot")
+                                                          : std::get<std::string>(row[gtid_column]);
+    };
+    std::map<std::string, std::size_t> events_of, ids;
+    for (const iceberg::Row& row : iceberg::read_table_rows(changelog.metadata)) {
+      ++events_of[transaction(row)];
+      ++ids[std::get<std::string>(row[id_column])];
+    }
+    for (const auto& [id, times] : ids) EXPECT_EQ(times, 1u) << suffix << ": event " << id << " " << times << " times";
+    std::set<std::string> seen_files;
+    std::size_t snapshots = 0;
+    for (const auto& entry : changelog.metadata.snapshot_log) {
+      iceberg::ScanPlan plan = iceberg::plan_scan(changelog.metadata, entry.snapshot_id);
+      std::erase_if(plan.data_files, [&](const iceberg::LiveFile& file) {
+        return !seen_files.insert(file.file.file_path).second;  // what this snapshot added
+      });
+      std::map<std::string, std::size_t> added;
+      iceberg::scan_rows(plan, schema, [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) {
+        ++added[transaction(row)];
+      });
+      for (const auto& [txn, events] : added) {
+        EXPECT_EQ(events, events_of[txn]) << suffix << ": snapshot " << entry.snapshot_id << " holds part of " << txn;
+      }
+      ++snapshots;
+    }
+    std::cout << suffix << "_changelog: " << ids.size() << " events in " << snapshots << " snapshots\n";
+    return ids.size();
+  }
+
   binberg::testing::TempDir dir_;
   mysql::Connection db_ = mysql::Connection::open(binberg::testing::mariadb_admin_options());
   std::string prefix_, topic_prefix_, config_;
-  binberg::testing::ChildProcess source_;
+  binberg::testing::ChildProcess source_, sink_;
 };
 
 // What the topics hold after a run, checked against the source: replayed rows equal MariaDB's,
 // the snapshot and every later row event present; returns how many records repeated an event.
-std::uint64_t KafkaSourceTest::expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events) {
+std::uint64_t PathBTest::expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events) {
   std::uint64_t unique_events = 0, unique_snapshot_rows = 0, repeats = 0, key_change_records = 0;
   std::map<std::string, envelope::Footprint> counted;  // transaction -> records per partition, both topics
   std::map<std::string, std::set<std::string>> footprints;
@@ -262,7 +383,7 @@ std::uint64_t KafkaSourceTest::expect_topics_hold_the_source(std::uint64_t snaps
 }
 
 // Tables with 500 rows each and the source started and its snapshot saved; returns the rows.
-std::uint64_t KafkaSourceTest::load_and_snapshot() {
+std::uint64_t PathBTest::load_and_snapshot() {
   const auto loaded = gen("--create --initial-rows 500 --transactions 1");
   std::uint64_t rows = 0;
   for (const char* suffix : {"accounts", "orders"}) {
@@ -273,12 +394,12 @@ std::uint64_t KafkaSourceTest::load_and_snapshot() {
   return rows;
 }
 
-nlohmann::json KafkaSourceTest::workload(int seed, int events) {
+nlohmann::json PathBTest::workload(int seed, int events) {
   return gen(fmt::format(
       "--seed {} --events {} --rate 5000 --rows-per-statement 3 --hot-keys 40 --multi-table-share 0.3", seed, events));
 }
 
-TEST_F(KafkaSourceTest, ExactlyOnceDeliversEveryRowEventOnceAcrossSigkills) {
+TEST_F(PathBTest, ExactlyOnceDeliversEveryRowEventOnceAcrossSigkills) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
   std::mt19937_64 random(11);
   std::uniform_int_distribution<int> pause_ms(200, 1200);
@@ -303,7 +424,7 @@ TEST_F(KafkaSourceTest, ExactlyOnceDeliversEveryRowEventOnceAcrossSigkills) {
 
 // A crash at each step of a save (records produced, position record sent, transaction committed)
 // loses and repeats nothing: an uncommitted transaction is aborted and produced again.
-TEST_F(KafkaSourceTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
+TEST_F(PathBTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
   source_.stop(SIGTERM);
   std::uint64_t events = 0;
@@ -325,7 +446,7 @@ TEST_F(KafkaSourceTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
 
 // At-least-once: a crash after the records were acknowledged but before their position was saved
 // makes the next start produce them again — repeated, never lost.
-TEST_F(KafkaSourceTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
+TEST_F(PathBTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
   write_config("at-least-once");
   const std::uint64_t snapshot_rows = load_and_snapshot();
   source_.stop(SIGTERM);
@@ -342,7 +463,7 @@ TEST_F(KafkaSourceTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
 // The registry refuses a table's new schema (BIGINT narrowed to INT breaks BACKWARD): that table
 // stops before the change with an error naming it, the other goes on; once the operator allows the
 // change, a restart publishes the stopped table's changes from where it stopped — nothing lost.
-TEST_F(KafkaSourceTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
+TEST_F(PathBTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
   registry::RegistryClient registry(registry::RegistryOptions{binberg::testing::stack().registry_url()});
   const std::string orders_subject = registry::value_subject(topic("orders"));
@@ -372,6 +493,115 @@ TEST_F(KafkaSourceTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
   wait_for_saved(accounts_update);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, before["events"]["total"].get<std::uint64_t>() + 6), 0u);
+}
+
+// The sink applies the topics to Iceberg while the source publishes and the sink is SIGKILLed at
+// random moments: the tables end equal to MariaDB's, the changelog holds every event once, and no
+// snapshot holds part of a source transaction.
+TEST_F(PathBTest, SinkAppliesEveryChangeOnceInWholeTransactionsAcrossSigkills) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink();
+  std::mt19937_64 random(21);
+  std::uniform_int_distribution<int> pause_ms(300, 1500);
+  std::uint64_t events = 0;
+  std::string last_gtid;
+  for (int kill = 0; kill < 4; ++kill) {
+    if (!sink_.running()) start_sink();
+    nlohmann::json summary;
+    std::thread writer([&] { summary = workload(kill + 1, 2500); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random)));
+    EXPECT_EQ(sink_.stop(SIGKILL), -SIGKILL) << "sink exited before kill " << kill << "\n"
+                                             << binberg::testing::log_tail(dir_.path() / "sink.log");
+    writer.join();
+    events += summary["events"]["total"].get<std::uint64_t>();
+    last_gtid = summary["last_gtid"].get<std::string>();
+  }
+  start_sink();
+  wait_for_saved(last_gtid);
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  EXPECT_EQ(source_.stop(SIGTERM), 0);
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+  EXPECT_EQ(logged, snapshot_rows + events) << "every snapshot row and row event in a changelog, once";
+}
+
+// An at-least-once source that crashed after its records were acknowledged produces them again;
+// the sink recognizes every repeated change by its source position and applies it once.
+TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {
+  write_config("at-least-once");
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink();
+  source_.stop(SIGTERM);
+  start_source("kafka_source.after_flush=crash@3");
+  const nlohmann::json summary = workload(3, 3000);
+  EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the source";
+  start_source();
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+  EXPECT_EQ(logged, snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
+  const auto totals = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "by position ");
+  ASSERT_TRUE(totals);
+  EXPECT_GT(std::stoull(*totals), 0u) << "the source repeated records; the sink saw none: " << *totals;
+}
+
+// Bytes no decoder reads go to <topic>.dlq and a record keyed as another row to
+// <topic>.quarantine; the sink goes on committing and the tables stay MariaDB's.
+TEST_F(PathBTest, SinkDivertsPoisonAndMiskeyedRecordsAndStaysRight) {
+  load_and_snapshot();
+  start_sink();
+  wait_for_sink();
+  // A valid change record that would bring back a deleted row, under another row's key: if the
+  // sink applied it, the row would come back.
+  const TopicChanges before = read_topic("orders");
+  const ChangeEvent& first = before.events.front();
+  const RowImage deleted_key = primary_key_of(*first.schema, *first.after);
+  db_.execute(
+      fmt::format("DELETE FROM {} WHERE id = {}", table_name("orders"), std::get<std::int64_t>(deleted_key[0])));
+  wait_for_sink();
+  const auto records = kafka::read_to_end(kafka::ConsumerOptions{kafka_options(), prefix_ + "-raw", true},
+                                          {{topic("orders"), 0, 0}}, 60s);
+  ASSERT_GE(records.size(), 2u);
+  const kafka::ConsumedRecord& original = records.front();  // the record of `first`
+  const kafka::ConsumedRecord* other = nullptr;
+  for (const auto& record : records) {
+    if (record.key && record.key != original.key) other = &record;
+  }
+  ASSERT_NE(other, nullptr);
+  registry::RegistryClient registry(registry::RegistryOptions{binberg::testing::stack().registry_url()});
+  const std::int32_t value_id = avro::parse_wire_message(*original.value).schema_id;
+  const avro::Schema value_schema = avro::Schema::parse(registry.schema_by_id(value_id));
+  ChangeEvent revived = first;
+  revived.op = Op::kCreate;
+  revived.source.file = "mariadb-bin.999999";  // newer than anything the partition applied
+  revived.source.end_pos = 4;
+  const std::string revived_value =
+      avro::encode_wire_message(value_id, value_schema, envelope::envelope_datum(revived, topic_prefix_, 0));
+  auto producer = kafka::Producer::create(kafka_options(), kafka::ProducerMode::kIdempotent);
+  producer.send(kafka::OutgoingRecord{topic("orders"), 0, other->key, revived_value, {}});
+  producer.send(kafka::OutgoingRecord{topic("orders"), 1, std::string("k"), std::string("\x01not avro", 9), {}});
+  producer.flush(30s);
+  const nlohmann::json summary = workload(7, 500);
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_TRUE(sink_.running());
+  const auto dead = kafka::read_to_end(kafka::ConsumerOptions{kafka_options(), prefix_ + "-dlq", true},
+                                       {{topic("orders") + ".dlq", 0, 0}}, 60s);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].value, std::string("\x01not avro", 9)) << "the original bytes";
+  std::map<std::string, std::string> headers;
+  for (const auto& header : dead[0].headers) headers[header.name] = header.value;
+  EXPECT_NE(headers["binberg.error"].find("magic"), std::string::npos) << headers["binberg.error"];
+  EXPECT_EQ(headers["binberg.origin"].rfind(topic("orders") + "/1@", 0), 0u) << headers["binberg.origin"];
+  const auto quarantined = kafka::read_to_end(kafka::ConsumerOptions{kafka_options(), prefix_ + "-q", true},
+                                              {{topic("orders") + ".quarantine", 0, 0}}, 60s);
+  ASSERT_EQ(quarantined.size(), 1u);
+  EXPECT_EQ(quarantined[0].key, other->key);
+  EXPECT_EQ(quarantined[0].value, revived_value);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
 }
 
 }  // namespace

@@ -1,0 +1,595 @@
+#include "pipeline/kafka_sink.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "avro/wire_format.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/failpoint.h"
+#include "envelope/change_envelope.h"
+#include "envelope/transaction_footprint.h"
+#include "kafka/admin.h"
+#include "kafka/consumer.h"
+#include "kafka/producer.h"
+#include "pipeline/source_position.h"
+#include "pipeline/table_pair.h"
+
+namespace binberg::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::minutes kFlushTimeout{10};
+
+// A change's place in the source history. Within a partition the records of `binberg source`
+// are in this order, so a record that is not after the partition's last applied one was applied.
+struct Coordinates {
+  mysql::BinlogPosition binlog;
+  std::uint32_t row = 0;
+  int part = 0;  // 1 for the new-key half of a primary-key update (it follows the old-key half)
+
+  std::string to_string() const { return fmt::format("{}#{}{}", binlog.to_string(), row, part == 1 ? "/new" : ""); }
+  static Coordinates parse(const std::string& text) {
+    const auto hash = text.rfind('#'), colon = text.rfind(':', hash);
+    if (hash == std::string::npos || colon == std::string::npos) fail("'{}' is not <file>:<pos>#<row>", text);
+    Coordinates c;
+    c.binlog.file = text.substr(0, colon);
+    c.binlog.offset = std::stoull(text.substr(colon + 1, hash - colon - 1));
+    std::string row = text.substr(hash + 1);
+    if (row.ends_with("/new")) {
+      c.part = 1;
+      row.resize(row.size() - 4);
+    }
+    c.row = static_cast<std::uint32_t>(std::stoul(row));
+    return c;
+  }
+};
+
+std::strong_ordering compare(const Coordinates& a, const Coordinates& b) {
+  if (auto order = compare_binlog(a.binlog, b.binlog); order != 0) return order;
+  if (a.row != b.row) return a.row <=> b.row;
+  return a.part <=> b.part;
+}
+
+// What a table has applied of one partition of its topic.
+struct Progress {
+  std::int64_t next_offset = 0;
+  std::optional<Coordinates> last;
+};
+
+std::string progress_json(const std::map<std::int32_t, Progress>& partitions) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [partition, progress] : partitions) {
+    nlohmann::json entry{{"next_offset", progress.next_offset}};
+    if (progress.last) entry["last"] = progress.last->to_string();
+    json[std::to_string(partition)] = entry;
+  }
+  return json.dump();
+}
+
+std::map<std::int32_t, Progress> parse_progress(const std::string& text, const std::string& where) {
+  std::map<std::int32_t, Progress> partitions;
+  try {
+    const nlohmann::json json = nlohmann::json::parse(text);
+    for (const auto& [partition, entry] : json.items()) {
+      Progress progress;
+      progress.next_offset = entry.at("next_offset").get<std::int64_t>();
+      if (entry.contains("last")) progress.last = Coordinates::parse(entry["last"].get<std::string>());
+      partitions.emplace(std::stoi(partition), progress);
+    }
+  } catch (const std::exception& error) {
+    fail("{}: {} is unreadable: {}", where, kSinkOffsetsProperty, error.what());
+  }
+  return partitions;
+}
+
+// A transaction the source abandoned: the session rolls back and reads again without it.
+class AbandonedTransaction : public Error {
+ public:
+  using Error::Error;
+};
+
+std::map<std::string, std::string> header_map(const kafka::ConsumedRecord& record) {
+  std::map<std::string, std::string> headers;
+  for (const auto& header : record.headers) headers[header.name] = header.value;
+  return headers;
+}
+
+// The source position a record's kPositionHeader names ("<gtid> <file>:<pos>"), if it has one.
+std::optional<mysql::BinlogPosition> header_position(const std::map<std::string, std::string>& headers) {
+  const auto it = headers.find(std::string(envelope::kPositionHeader));
+  if (it == headers.end()) return std::nullopt;
+  const std::string& text = it->second;
+  const auto space = text.rfind(' '), colon = text.rfind(':');
+  if (colon == std::string::npos || (space != std::string::npos && colon < space)) return std::nullopt;
+  const std::size_t start = space == std::string::npos ? 0 : space + 1;
+  try {
+    return mysql::BinlogPosition{text.substr(start, colon - start), std::stoull(text.substr(colon + 1))};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+class KafkaSink::Session {
+ public:
+  explicit Session(KafkaSink& owner)
+      : owner_(owner),
+        options_(owner.options_),
+        registry_(options_.registry),
+        records_(owner.registry_.counter("binberg_sink_records_total", "Records read").counter()),
+        applied_(owner.registry_.counter("binberg_sink_applied_total", "Changes applied to the tables").counter()),
+        redelivered_(owner.registry_.counter("binberg_sink_redelivered_total",
+                                             "Records skipped as already applied, by how they were recognized",
+                                             {"by"})),
+        dead_letters_(
+            owner.registry_.counter("binberg_sink_dead_letters_total", "Undecodable records sent to <topic>.dlq")
+                .counter()),
+        quarantined_(owner.registry_
+                         .counter("binberg_sink_quarantined_total",
+                                  "Records whose key is not their row's key, sent to <topic>.quarantine")
+                         .counter()),
+        commits_(owner.registry_.counter("binberg_sink_commits_total", "Iceberg commits").counter()),
+        open_transactions_(
+            owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()) {}
+
+  void run(const std::function<bool()>& stop);
+
+ private:
+  struct Table {
+    std::string topic;
+    std::int32_t partitions = 1;
+    std::map<std::int32_t, Progress> committed, progress;
+    std::optional<iceberg::TableIdentifier> changelog_id;  // of existing tables
+    std::shared_ptr<const TableSchema> schema;             // what the tables hold
+    std::unique_ptr<iceberg::TableWriter> state, changelog;
+    std::optional<RowMapping> mapping;
+    bool dirty = false;
+    std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
+  };
+  struct OpenTransaction {
+    mysql::BinlogPosition position;                // where it ends in the source
+    std::optional<envelope::Footprint> footprint;  // of the partitions this sink reads
+    envelope::Footprint counted;
+  };
+  // The transaction a partition is in the middle of, and whether its last record there came.
+  struct PartitionTransaction {
+    std::string id;
+    bool ended = false;
+  };
+
+  void open();
+  void handle(const kafka::ConsumedRecord& record);
+  // Decodes RECORD; nullopt after sending it to the dead-letter topic.
+  std::optional<ChangeEvent> decode(const kafka::ConsumedRecord& record);
+  // Why RECORD's key is not the key of EVENT's row, or nullopt when it is (the audit gate).
+  std::optional<std::string> key_problem(const kafka::ConsumedRecord& record, const ChangeEvent& event);
+  // Whether a record of transaction TXN_ID at POSITION waits while draining: it begins a
+  // transaction newer than every open one (older ones are let in, or the open ones might wait
+  // for records behind them in their partitions).
+  bool waits(const std::string& txn_id, const std::optional<mysql::BinlogPosition>& position) const;
+  void divert(const kafka::ConsumedRecord& record, const std::string& suffix, const std::string& reason);
+  void apply(Table& table, ChangeEvent event, const std::string& key_change);
+  void open_writers(Table& table, const std::shared_ptr<const TableSchema>& schema);
+  // Opens TABLE's writers if needed and maps SCHEMA's rows onto them; a schema that does not fit
+  // stops the sink (ConfigError).
+  void map_schema(Table& table, const std::shared_ptr<const TableSchema>& schema, const kafka::ConsumedRecord& record);
+  void count(const kafka::ConsumedRecord& record, const std::string& txn_id,
+             const std::optional<mysql::BinlogPosition>& position, const std::map<std::string, std::string>& headers);
+  bool whole() const { return open_.empty(); }
+  void start_draining() {
+    draining_ = true;
+    horizon_ = {};
+    for (const auto& [id, txn] : open_) {
+      if (horizon_.file.empty() || compare_binlog(txn.position, horizon_) > 0) horizon_ = txn.position;
+    }
+  }
+  void commit();
+
+  KafkaSink& owner_;
+  const KafkaSinkOptions& options_;
+  registry::RegistryClient registry_;
+  metrics::Counter& records_;
+  metrics::Counter& applied_;
+  metrics::Family& redelivered_;
+  metrics::Counter& dead_letters_;
+  metrics::Counter& quarantined_;
+  metrics::Counter& commits_;
+  metrics::Gauge& open_transactions_;
+  std::optional<kafka::Consumer> consumer_;
+  std::optional<kafka::Producer> diverted_;  // dead letters and quarantine
+  std::map<std::string, Table> tables_;      // by topic
+  std::map<std::int32_t, std::pair<avro::Schema, std::shared_ptr<const TableSchema>>> schemas_;  // by id
+  std::map<std::int32_t, avro::Schema> key_schemas_;
+  std::map<std::string, OpenTransaction> open_;
+  std::map<envelope::TopicPartition, PartitionTransaction> in_partition_;
+  // Draining: a commit is due; records of transactions that begin meanwhile wait here.
+  bool draining_ = false;
+  mysql::BinlogPosition horizon_;  // the newest open transaction when draining began
+  std::deque<kafka::ConsumedRecord> waiting_;
+  std::set<envelope::TopicPartition> waiting_partitions_;
+  std::size_t pending_changes_ = 0;
+};
+
+void KafkaSink::Session::open() {
+  // Tables this sink made before, by the topic they record.
+  std::map<std::string, iceberg::TableIdentifier> existing;
+  for (const std::string& ns : owner_.catalog_.list_namespaces()) {
+    for (const iceberg::TableIdentifier& id : owner_.catalog_.list_tables(ns)) {
+      if (!id.name.ends_with(options_.changelog_suffix)) continue;
+      const auto& properties = owner_.catalog_.load_table(id).metadata.properties;
+      if (auto it = properties.find(kSinkTopicProperty); it != properties.end()) existing.emplace(it->second, id);
+    }
+  }
+  std::vector<kafka::PartitionStart> starts;
+  for (const std::string& topic : options_.topics) {
+    Table& table = tables_[topic];
+    table.topic = topic;
+    table.partitions = kafka::partition_count(options_.kafka, topic);
+    if (auto it = existing.find(topic); it != existing.end()) {
+      table.changelog_id = it->second;
+      const iceberg::LoadedTable changelog = owner_.catalog_.load_table(it->second);
+      if (const iceberg::Snapshot* snapshot = changelog.metadata.current_snapshot()) {
+        if (auto offsets = snapshot->summary.find(kSinkOffsetsProperty); offsets != snapshot->summary.end()) {
+          table.committed = parse_progress(offsets->second, "table " + it->second.to_string());
+        }
+      }
+    }
+    table.progress = table.committed;
+    for (std::int32_t partition = 0; partition < table.partitions; ++partition) {
+      const std::int64_t next = table.progress[partition].next_offset;
+      starts.push_back(kafka::PartitionStart{topic, partition, next});
+    }
+    spdlog::info("sink: topic {} ({} partitions) from {}", topic, table.partitions,
+                 table.committed.empty() ? "the beginning" : progress_json(table.committed));
+  }
+  consumer_.emplace(kafka::Consumer::create(kafka::ConsumerOptions{options_.kafka, options_.group_id, true}));
+  consumer_->assign(starts);
+}
+
+void KafkaSink::Session::open_writers(Table& table, const std::shared_ptr<const TableSchema>& schema) {
+  const std::string ns = options_.iceberg_namespace.empty() ? schema->database : options_.iceberg_namespace;
+  TablePair pair = open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema,
+                                   {{kSinkTopicProperty, table.topic}});
+  table.schema = pair.schema;
+  table.changelog_id = pair.changelog_id;
+  if (pair.state) {
+    table.state =
+        std::make_unique<iceberg::TableWriter>(std::move(*pair.state), iceberg::WriteMode::kUpsert, options_.writer);
+  }
+  table.changelog =
+      std::make_unique<iceberg::TableWriter>(std::move(*pair.changelog), iceberg::WriteMode::kAppend, options_.writer);
+}
+
+void KafkaSink::Session::map_schema(Table& table, const std::shared_ptr<const TableSchema>& schema,
+                                    const kafka::ConsumedRecord& record) {
+  if (!table.changelog) open_writers(table, schema);
+  if (!table.mapping || &table.mapping->source() != schema.get()) {
+    table.mapping.reset();
+    try {
+      table.mapping.emplace(schema, table.state ? &table.state->table().metadata.current_schema() : nullptr,
+                            &table.changelog->table().metadata.current_schema());
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format(
+          "topic {} [{}] offset {}: the record's schema does not fit the Iceberg tables {} ({}); binberg sink does not "
+          "evolve tables yet and stops here, so nothing is lost",
+          record.topic, record.partition, record.offset, table.changelog_id->to_string(), error.what()));
+    }
+  }
+}
+
+void KafkaSink::Session::divert(const kafka::ConsumedRecord& record, const std::string& suffix,
+                                const std::string& reason) {
+  const std::string topic = record.topic + suffix;
+  if (!diverted_) diverted_.emplace(kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent));
+  kafka::create_topic(options_.kafka, kafka::TopicSpec{topic, 1, 1, {}});
+  kafka::OutgoingRecord out{topic, std::nullopt, record.key, record.value, record.headers};
+  out.headers.push_back({"binberg.error", reason});
+  out.headers.push_back({"binberg.origin", fmt::format("{}/{}@{}", record.topic, record.partition, record.offset)});
+  out.headers.push_back({"binberg.origin_timestamp_ms", std::to_string(record.timestamp_ms)});
+  diverted_->send(out);
+  spdlog::warn("sink: {} [{}] offset {} -> {}: {}", record.topic, record.partition, record.offset, topic, reason);
+}
+
+std::optional<ChangeEvent> KafkaSink::Session::decode(const kafka::ConsumedRecord& record) {
+  try {
+    if (!record.value) fail("a record without a value (a tombstone) is no change");
+    const std::int32_t id = avro::parse_wire_message(*record.value).schema_id;
+    auto it = schemas_.find(id);
+    if (it == schemas_.end()) {
+      avro::Schema schema = avro::Schema::parse(registry_.schema_by_id(id));
+      auto table = std::make_shared<const TableSchema>(envelope::table_schema_of(schema));
+      it = schemas_.emplace(id, std::make_pair(std::move(schema), std::move(table))).first;
+    }
+    const avro::Value datum = avro::decode_wire_message(*record.value, [&](std::int32_t) { return it->second.first; });
+    return envelope::change_event_from_datum(datum, it->second.second);
+  } catch (const registry::RegistryError& error) {
+    if (error.http_status() != 404) throw;  // the registry is unwell: retry, do not dead-letter
+    divert(record, ".dlq", fmt::format("unknown schema id: {}", error.what()));
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& error) {
+    divert(record, ".dlq", error.what());
+  }
+  ++owner_.stats_.dead_letters;
+  dead_letters_.add();
+  return std::nullopt;
+}
+
+void KafkaSink::Session::apply(Table& table, ChangeEvent event, const std::string& key_change) {
+  const RowMapping& mapping = *table.mapping;
+  if (key_change.empty()) {
+    apply_change(mapping, event, table.state.get(), *table.changelog);
+  } else {
+    // The halves of a primary-key update: the state moves at once, the changelog gets the one
+    // update row path A writes once both halves are here.
+    if (key_change == "old" && table.state) table.state->remove(mapping.state_row(*event.before));
+    if (key_change == "new" && table.state) table.state->upsert(mapping.state_row(*event.after));
+    auto half = table.key_change_halves.find(event.event_id);
+    if (half == table.key_change_halves.end()) {
+      table.key_change_halves.emplace(event.event_id, std::move(event));
+    } else {
+      ChangeEvent update = std::move(half->second);
+      table.key_change_halves.erase(half);
+      if (key_change == "old") {
+        update.before = std::move(event.before);
+      } else {
+        update.after = std::move(event.after);
+      }
+      update.op = Op::kUpdate;
+      table.changelog->append(mapping.changelog_row(update));
+    }
+  }
+  table.dirty = true;
+  ++pending_changes_;
+  ++owner_.stats_.applied;
+  applied_.add();
+}
+
+std::optional<std::string> KafkaSink::Session::key_problem(const kafka::ConsumedRecord& record,
+                                                           const ChangeEvent& event) {
+  const TableSchema& schema = *event.schema;
+  if (schema.primary_key.empty()) return std::nullopt;
+  if (!record.key) return "the record has no key";
+  try {
+    const avro::Value key = avro::decode_wire_message(*record.key, [&](std::int32_t id) {
+      auto it = key_schemas_.find(id);
+      if (it == key_schemas_.end())
+        it = key_schemas_.emplace(id, avro::Schema::parse(registry_.schema_by_id(id))).first;
+      return std::optional<avro::Schema>(it->second);
+    });
+    if (envelope::key_from_datum(schema, key) != primary_key_of(schema, event.after ? *event.after : *event.before)) {
+      return "the record's key is not its row's key";
+    }
+  } catch (const registry::RegistryError& error) {
+    if (error.http_status() != 404) throw;
+    return fmt::format("the key's schema is unknown: {}", error.what());
+  } catch (const Error& error) {
+    return fmt::format("the key does not decode: {}", error.what());
+  }
+  return std::nullopt;
+}
+
+bool KafkaSink::Session::waits(const std::string& txn_id, const std::optional<mysql::BinlogPosition>& position) const {
+  if (!txn_id.empty() && open_.contains(txn_id)) return false;
+  return !position || horizon_.file.empty() || compare_binlog(*position, horizon_) > 0;
+}
+
+// Counts RECORD towards its transaction; the transaction is whole once its footprint is known
+// and every partition this sink reads holds the records the footprint lists.
+void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::string& txn_id,
+                               const std::optional<mysql::BinlogPosition>& position,
+                               const std::map<std::string, std::string>& headers) {
+  const envelope::TopicPartition partition{record.topic, record.partition};
+  const auto end = headers.find(std::string(envelope::kTransactionEndHeader));
+  in_partition_[partition] = PartitionTransaction{txn_id, end != headers.end()};
+  if (txn_id.empty()) return;  // a producer without transactions: every record stands alone
+  OpenTransaction& txn = open_[txn_id];
+  if (position) txn.position = *position;
+  ++txn.counted[partition];
+  if (end != headers.end()) {
+    envelope::Footprint footprint;
+    for (const auto& [where, records] : envelope::parse_footprint(end->second)) {
+      if (tables_.contains(where.first)) footprint.emplace(where, records);  // others are other sinks'
+    }
+    txn.footprint = std::move(footprint);
+  }
+  if (txn.footprint && txn.counted == *txn.footprint) open_.erase(txn_id);
+  open_transactions_.set(static_cast<double>(open_.size()));
+}
+
+void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
+  Table& table = tables_.at(record.topic);
+  Progress& progress = table.progress[record.partition];
+  const envelope::TopicPartition partition{record.topic, record.partition};
+  if (record.offset < progress.next_offset) {
+    ++owner_.stats_.redelivered_by_offset;
+    redelivered_.counter({"offset"}).add();
+    return;
+  }
+  const auto headers = header_map(record);
+  const auto txn_header = headers.find(std::string(envelope::kTransactionHeader));
+  const std::string txn_id = txn_header == headers.end() ? std::string() : txn_header->second;
+  const std::optional<mysql::BinlogPosition> position = header_position(headers);
+  // While draining, a transaction newer than the open ones waits, and so does all after it in its partition.
+  if (draining_ && (waiting_partitions_.contains(partition) || waits(txn_id, position))) {
+    waiting_.push_back(record);
+    waiting_partitions_.insert(partition);
+    return;
+  }
+  ++owner_.stats_.records;
+  records_.add();
+  const auto advance = [&] { progress.next_offset = record.offset + 1; };
+  if (!txn_id.empty() && owner_.abandoned_.contains(txn_id)) return advance();
+  std::optional<ChangeEvent> event = decode(record);
+  if (!event) {
+    count(record, txn_id, position, headers);
+    return advance();
+  }
+  const auto part = headers.find(std::string(envelope::kKeyChangeHeader));
+  const std::string key_change = part == headers.end() ? "" : part->second;
+  const Coordinates coordinates{mysql::BinlogPosition{event->source.file, event->source.end_pos},
+                                event->source.row_index, key_change == "new" ? 1 : 0};
+  if (progress.last && compare(coordinates, *progress.last) <= 0) {
+    ++owner_.stats_.redelivered_by_position;
+    redelivered_.counter({"position"}).add();
+    return advance();
+  }
+  // A newer transaction while the partition's last one never ended there: the source gave that
+  // one up (an at-least-once source that crashed and started over elsewhere). It is dropped whole.
+  if (auto current = in_partition_.find(partition); current != in_partition_.end() && !current->second.ended &&
+                                                    !current->second.id.empty() && current->second.id != txn_id &&
+                                                    open_.contains(current->second.id)) {
+    owner_.abandoned_.insert(current->second.id);
+    throw AbandonedTransaction(
+        fmt::format("{} [{}] offset {}: transaction {} was abandoned by its source; reading "
+                    "again from the committed offsets without it",
+                    record.topic, record.partition, record.offset, current->second.id));
+  }
+  map_schema(table, event->schema, record);
+  if (const auto problem = key_problem(record, *event)) {
+    divert(record, ".quarantine", *problem);
+    ++owner_.stats_.quarantined;
+    quarantined_.add();
+  } else {
+    apply(table, std::move(*event), key_change);
+    progress.last = coordinates;
+  }
+  count(record, txn_id, position, headers);
+  advance();
+}
+
+void KafkaSink::Session::commit() {
+  std::vector<iceberg::TableWriter*> writers;
+  std::vector<iceberg::PreparedCommit> prepared;
+  std::vector<Table*> committed;
+  if (diverted_) diverted_->flush(kFlushTimeout);  // dead letters are safe before the offsets move past them
+  const std::string commit_id = fmt::format("sink:{}:{}", options_.group_id, unix_millis());
+  for (auto& [topic, table] : tables_) {
+    if (!table.changelog) continue;  // nothing decodable arrived yet: no table to hold offsets
+    const std::string progress = progress_json(table.progress);
+    if (!table.dirty && progress == progress_json(table.committed)) continue;
+    for (auto& [id, half] : table.key_change_halves) {  // a lone half (its partner not sunk here)
+      table.changelog->append(table.mapping->changelog_row(half));
+    }
+    table.key_change_halves.clear();
+    const std::map<std::string, std::string> summary = {{kSinkOffsetsProperty, progress},
+                                                        {kSinkGroupProperty, options_.group_id}};
+    if (table.state) {
+      writers.push_back(table.state.get());
+      prepared.push_back(table.state->prepare(commit_id, summary, unix_millis()));
+    }
+    writers.push_back(table.changelog.get());
+    prepared.push_back(table.changelog->prepare(commit_id, summary, unix_millis()));
+    committed.push_back(&table);
+  }
+  if (writers.empty()) return;
+  failpoint::hit("sink.before_commit");
+  iceberg::commit_tables(owner_.catalog_, writers, prepared);
+  failpoint::hit("sink.after_commit");
+  for (Table* table : committed) {
+    table->committed = table->progress;
+    table->dirty = false;
+  }
+  ++owner_.stats_.commits;
+  commits_.add();
+  pending_changes_ = 0;
+}
+
+void KafkaSink::Session::run(const std::function<bool()>& stop) {
+  open();
+  auto last_commit = Clock::now();
+  auto draining_since = Clock::now();
+  bool stopping = false;
+  for (;;) {
+    if (!stopping && stop()) {
+      stopping = true;
+      start_draining();
+      draining_since = Clock::now();
+    }
+    if (!waiting_.empty() && !draining_) {
+      const kafka::ConsumedRecord record = std::move(waiting_.front());
+      waiting_.pop_front();
+      if (waiting_.empty()) waiting_partitions_.clear();
+      handle(record);
+    } else if (std::optional<kafka::ConsumedRecord> record = consumer_->poll(options_.poll_timeout)) {
+      handle(*record);
+    }
+    const auto since = Clock::now() - last_commit;
+    if (!draining_ && (pending_changes_ >= options_.commit.max_events ||
+                       (pending_changes_ > 0 && since >= options_.commit.interval))) {
+      start_draining();
+      draining_since = Clock::now();
+    }
+    if (draining_ && whole()) {
+      commit();
+      last_commit = Clock::now();
+      draining_ = false;
+      if (stopping) return;
+    } else if (draining_ && Clock::now() - draining_since >= std::chrono::seconds(30)) {
+      spdlog::warn("sink: waiting {} s for {} transactions to arrive whole (first: {})",
+                   std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - draining_since).count(),
+                   open_.size(), open_.begin()->first);
+      if (stopping) return;  // what is not whole is read again at the next start
+      draining_since = Clock::now();
+    }
+  }
+}
+
+KafkaSink::KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog)
+    : options_(std::move(options)),
+      catalog_(catalog),
+      own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
+      registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_) {
+  if (options_.topics.empty()) throw ConfigError("sink: no topics to read ([sink] topics)");
+  if (options_.kafka.bootstrap_servers.empty()) throw ConfigError("sink: [kafka] bootstrap_servers is required");
+  if (options_.registry.url.empty()) throw ConfigError("sink: [registry] url is required");
+}
+
+KafkaSink::~KafkaSink() = default;
+
+void KafkaSink::run(const std::function<bool()>& stop) {
+  auto& rollbacks =
+      registry_.counter("binberg_sink_rollbacks_total", "Sessions started over from the committed tables").counter();
+  std::uint32_t failures = 0;
+  auto backoff = std::chrono::milliseconds(500);
+  for (;;) {
+    const std::uint64_t commits_before = stats_.commits;
+    try {
+      Session(*this).run(stop);
+      return;
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const AbandonedTransaction& error) {
+      spdlog::warn("sink: {}", error.what());
+    } catch (const iceberg::CommitConflict& conflict) {
+      spdlog::warn("sink: {}; another writer committed to the table: reading again from the committed offsets",
+                   conflict.what());
+    } catch (const Error& error) {
+      if (stats_.commits > commits_before) {
+        failures = 0;
+        backoff = std::chrono::milliseconds(500);
+      }
+      ++failures;
+      if (options_.max_consecutive_failures != 0 && failures >= options_.max_consecutive_failures) throw;
+      spdlog::warn("sink: {}; starting over from the committed offsets in {} ms", error.what(), backoff.count());
+      for (auto waited = std::chrono::milliseconds(0); waited < backoff; waited += std::chrono::milliseconds(100)) {
+        if (stop()) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));
+    }
+    ++stats_.rollbacks;
+    rollbacks.add();
+  }
+}
+
+}  // namespace binberg::pipeline

@@ -1,0 +1,97 @@
+#pragma once
+
+// Path B, second half: `binberg sink`, Kafka -> Iceberg. Reads the change records of `binberg
+// source` (or any producer of the same envelope) from its topics and keeps, per source table, the
+// current-state and changelog Iceberg tables of path A (table_pair.h).
+//
+// Invariants and where they are kept:
+//   1. Offsets live in the tables. Every snapshot of a table records, for each partition of its
+//      topic, the next offset it has applied and the coordinates of the last change it applied
+//      (kSinkOffsetsProperty). A start seeks every partition to the offsets the tables record —
+//      not to a consumer group's — so nothing is applied twice and nothing skipped.
+//   2. Whole source transactions. The last record of a transaction in each partition carries the
+//      transaction's footprint (envelope/transaction_footprint.h); a commit is cut only when every
+//      transaction the writers hold has all of its records (draining: records of transactions
+//      that begin meanwhile wait), so no snapshot holds part of a source transaction, and the
+//      tables one transaction touches are committed in one catalog transaction.
+//   3. Redelivery changes nothing. A record below a partition's recorded offset (a rewind) and a
+//      record whose change is not newer than the last one the partition applied (an at-least-once
+//      source producing again) are counted and skipped. A key's changes are in one partition, in
+//      order, so no key's state moves backwards.
+//   4. Nothing is lost to bad input. A record that cannot be decoded goes to `<topic>.dlq` with
+//      its bytes, headers, origin and the error; a record whose key is not the key of its row
+//      goes to `<topic>.quarantine`. Both are acknowledged by the broker before the commit that
+//      moves the offsets past them.
+//   5. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
+//      and took a new one) is dropped whole: the session rolls back to the committed tables and
+//      reads again without it.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "iceberg/catalog.h"
+#include "iceberg/table_writer.h"
+#include "kafka/client_config.h"
+#include "metrics/metrics.h"
+#include "pipeline/replicator.h"
+#include "registry/registry_client.h"
+
+namespace binberg::pipeline {
+
+inline constexpr const char* kSinkTopicProperty = "binberg.sink.topic";      // table property
+inline constexpr const char* kSinkOffsetsProperty = "binberg.sink.offsets";  // snapshot summary (JSON)
+inline constexpr const char* kSinkGroupProperty = "binberg.sink.group";      // snapshot summary
+
+struct KafkaSinkOptions {
+  kafka::ClientOptions kafka;
+  registry::RegistryOptions registry;
+  std::vector<std::string> topics;
+  std::string group_id = "binberg-sink";  // the sink's identity (consumer group, summaries)
+  std::string iceberg_namespace;          // empty: each table's source database
+  std::string changelog_suffix = "_changelog";
+  CommitPolicy commit;
+  iceberg::TableWriterOptions writer;
+  metrics::Registry* metrics = nullptr;
+  std::chrono::milliseconds poll_timeout{100};
+  std::uint32_t max_consecutive_failures = 0;  // 0: retry forever
+};
+
+struct KafkaSinkStats {
+  std::uint64_t records = 0;                  // read
+  std::uint64_t applied = 0;                  // changes applied to the tables
+  std::uint64_t redelivered_by_offset = 0;    // below a partition's recorded offset
+  std::uint64_t redelivered_by_position = 0;  // a change the partition had applied already
+  std::uint64_t dead_letters = 0;
+  std::uint64_t quarantined = 0;
+  std::uint64_t commits = 0;
+  std::uint64_t rollbacks = 0;  // sessions started over (abandoned transactions, failures)
+};
+
+class KafkaSink {
+ public:
+  KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog);
+  ~KafkaSink();
+
+  // Reads and applies until STOP returns true (checked at least every poll timeout), commits
+  // what is whole and returns.
+  void run(const std::function<bool()>& stop);
+
+  const KafkaSinkStats& stats() const { return stats_; }
+
+ private:
+  class Session;
+
+  KafkaSinkOptions options_;
+  iceberg::Catalog& catalog_;
+  std::unique_ptr<metrics::Registry> own_registry_;
+  metrics::Registry& registry_;
+  KafkaSinkStats stats_;
+  std::set<std::string> abandoned_;  // transaction ids dropped whole
+};
+
+}  // namespace binberg::pipeline

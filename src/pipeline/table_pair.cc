@@ -1,0 +1,79 @@
+#include "pipeline/table_pair.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "pipeline/schema_change.h"
+
+namespace binberg::pipeline {
+
+TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, const std::string& table,
+                          const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
+                          const std::map<std::string, std::string>& properties) {
+  if (auto namespaces = catalog.list_namespaces();
+      std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
+    catalog.create_namespace(ns);
+  }
+  TablePair pair;
+  pair.state_id = iceberg::TableIdentifier{ns, table};
+  pair.changelog_id = iceberg::TableIdentifier{ns, table + changelog_suffix};
+  // Existing tables say what they hold; new ones are made for the source table as it is now.
+  try {
+    pair.changelog = catalog.load_table(pair.changelog_id);
+  } catch (const iceberg::NoSuchTable&) {
+  }
+  pair.schema = now;
+  if (pair.changelog) {
+    const auto& recorded = pair.changelog->metadata.properties;
+    if (auto it = recorded.find(kSourceSchemaProperty); it != recorded.end()) {
+      try {
+        pair.schema = table_schema_from_json(nlohmann::json::parse(it->second));
+      } catch (const std::exception& error) {
+        fail("table {}: property {}: {}", pair.changelog_id.to_string(), kSourceSchemaProperty, error.what());
+      }
+    }  // else written before binberg recorded it: it must match the source as it is
+  }
+  std::map<std::string, std::string> created = properties;
+  created[kSourceSchemaProperty] = table_schema_to_json(*pair.schema).dump();
+  const auto load_or_create = [&](const iceberg::TableIdentifier& id, const iceberg::Schema& schema) {
+    try {
+      return catalog.load_table(id);
+    } catch (const iceberg::NoSuchTable&) {
+      spdlog::info("creating Iceberg table {} for {}", id.to_string(), now->qualified_name());
+      return catalog.create_table(id, schema, iceberg::PartitionSpec::unpartitioned(), iceberg::SortOrder::unsorted(),
+                                  created);
+    }
+  };
+  if (!pair.changelog) pair.changelog = load_or_create(pair.changelog_id, changelog_schema(*pair.schema));
+  if (!pair.schema->primary_key.empty()) {
+    pair.state = load_or_create(pair.state_id, current_state_schema(*pair.schema));
+  }
+  return pair;
+}
+
+void apply_change(const RowMapping& mapping, const ChangeEvent& event, iceberg::TableWriter* state,
+                  iceberg::TableWriter& changelog) {
+  if (state != nullptr) {
+    const TableSchema& schema = *event.schema;
+    switch (event.op) {
+      case Op::kCreate:
+      case Op::kSnapshot:
+        state->upsert(mapping.state_row(*event.after));
+        break;
+      case Op::kUpdate:
+        if (primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
+          state->remove(mapping.state_row(*event.before));
+        }
+        state->upsert(mapping.state_row(*event.after));
+        break;
+      case Op::kDelete:
+        state->remove(mapping.state_row(*event.before));
+        break;
+    }
+  }
+  changelog.append(mapping.changelog_row(event));
+}
+
+}  // namespace binberg::pipeline

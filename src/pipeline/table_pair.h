@@ -1,0 +1,41 @@
+#pragma once
+
+// The Iceberg tables of one captured source table, as path A (the Replicator) and path B's sink
+// keep them: `T`, the current state (keyed upsert; none without a primary key), and
+// `T<changelog_suffix>`, the append-only history. The source definition the tables were made from
+// is recorded in their kSourceSchemaProperty.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/change_event.h"
+#include "core/table_schema.h"
+#include "iceberg/catalog.h"
+#include "iceberg/table_writer.h"
+#include "pipeline/table_mapping.h"
+
+namespace binberg::pipeline {
+
+struct TablePair {
+  iceberg::TableIdentifier state_id, changelog_id;
+  // The source definition the tables hold: recorded in them, else NOW for tables made here.
+  std::shared_ptr<const TableSchema> schema;
+  std::optional<iceberg::LoadedTable> state;  // none without a primary key
+  std::optional<iceberg::LoadedTable> changelog;
+};
+
+// Loads the tables of source table TABLE in namespace NS (created when missing), creating the
+// tables that are missing for NOW, the source table as it is. PROPERTIES go to created tables
+// besides the source definition.
+TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, const std::string& table,
+                          const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
+                          const std::map<std::string, std::string>& properties = {});
+
+// Applies one change event: the current state (upsert, delete, or both for an update of the
+// primary key) when there is a STATE writer, and a changelog row.
+void apply_change(const RowMapping& mapping, const ChangeEvent& event, iceberg::TableWriter* state,
+                  iceberg::TableWriter& changelog);
+
+}  // namespace binberg::pipeline
