@@ -526,6 +526,52 @@ TEST_F(PathBTest, SinkAppliesEveryChangeOnceInWholeTransactionsAcrossSigkills) {
   EXPECT_EQ(logged, snapshot_rows + events) << "every snapshot row and row event in a changelog, once";
 }
 
+// A crash of the sink at each step of its commit (before it, inside the catalog transaction,
+// right after it) changes nothing: a restart resumes from the offsets the tables record.
+TEST_F(PathBTest, SinkCrashAtEveryCommitStepResumesExactlyOnce) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  std::uint64_t events = 0;
+  std::string last_gtid;
+  int seed = 10;
+  for (const char* failpoint : {"sink.before_commit", "iceberg.catalog.before_commit", "sink.after_commit"}) {
+    start_sink(fmt::format("{}=crash@3", failpoint));
+    const nlohmann::json summary = workload(++seed, 1500);
+    EXPECT_EQ(sink_.wait_for_exit(60s), -SIGKILL) << failpoint << " did not crash the sink";
+    events += summary["events"]["total"].get<std::uint64_t>();
+    last_gtid = summary["last_gtid"].get<std::string>();
+  }
+  start_sink();
+  wait_for_saved(last_gtid);
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+  EXPECT_EQ(logged, snapshot_rows + events);
+}
+
+// The broker is SIGKILLed under load and started again: the source and the sink ride it out
+// (their sessions fail and start over from what was committed) and nothing is lost or doubled.
+TEST_F(PathBTest, BrokerSigkillUnderLoadLosesAndDoublesNothing) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink();
+  nlohmann::json summary;
+  std::thread writer([&] { summary = workload(31, 6000); });
+  std::this_thread::sleep_for(500ms);
+  binberg::testing::kill_service("kafka");
+  std::this_thread::sleep_for(2s);
+  binberg::testing::start_service("kafka");
+  writer.join();
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_TRUE(source_.running() && sink_.running()) << "a broker outage must not end the source or the sink";
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  EXPECT_EQ(source_.stop(SIGTERM), 0);
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+  EXPECT_EQ(logged, snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
+  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, summary["events"]["total"].get<std::uint64_t>()), 0u);
+}
+
 // An at-least-once source that crashed after its records were acknowledged produces them again;
 // the sink recognizes every repeated change by its source position and applies it once.
 TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {

@@ -53,16 +53,25 @@ std::string run_command(const std::string& command) {
   return output;
 }
 
-void kill_and_restart_mariadb() {
+void kill_service(const std::string& service) {
   const auto& services = stack();
-  std::ifstream pid_file(services.dir + "/mariadb/mariadb.pid");
+  std::ifstream pid_file(services.dir + "/" + service + "/" + service + ".pid");
   pid_t pid = 0;
-  if (!(pid_file >> pid)) fail("no MariaDB pid file in {}", services.dir);
-  if (::kill(pid, SIGKILL) != 0) fail("cannot SIGKILL MariaDB (pid {})", pid);
+  if (!(pid_file >> pid)) fail("no {} pid file in {}", service, services.dir);
+  if (::kill(pid, SIGKILL) != 0) fail("cannot SIGKILL {} (pid {})", service, pid);
   for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+void start_service(const std::string& service) {
+  const auto& services = stack();
   const int offset = services.mariadb().port - 13306;
-  run_command(fmt::format("bash '{}/scripts/services' up --only mariadb --dir '{}' --port-offset {} 2>&1",
-                          BINBERG_SOURCE_DIR, services.dir, offset));
+  run_command(fmt::format("bash '{}/scripts/services' up --only {} --dir '{}' --port-offset {} 2>&1",
+                          BINBERG_SOURCE_DIR, service, services.dir, offset));
+}
+
+void kill_and_restart_mariadb() {
+  kill_service("mariadb");
+  start_service("mariadb");
 }
 
 }  // namespace binberg::testing

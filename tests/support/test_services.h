@@ -18,8 +18,11 @@ mysql::ConnectionOptions mariadb_replication_options();
 // A name unique to this test process and call, for topics, tables and subjects.
 std::string unique_name(const std::string& prefix);
 
-// SIGKILLs the stack's MariaDB (by its PID file) and starts it again with `scripts/services up
-// --only mariadb`; returns once it accepts connections.
+// SIGKILLs a service of the stack ("mariadb", "kafka", "registry") by its PID file.
+void kill_service(const std::string& service);
+// Starts it again (`scripts/services up --only SERVICE`); returns once it serves.
+void start_service(const std::string& service);
+// Both, for MariaDB.
 void kill_and_restart_mariadb();
 
 // Runs a shell command and returns its stdout; fails the test (via exception) on non-zero exit.
