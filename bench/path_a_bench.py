@@ -38,12 +38,15 @@ def percentile(values, p):
 
 
 class Bench:
+    gtid_property = "binberg.source.gtid"  # the snapshot summary property that says what a snapshot holds
+
     def __init__(self, args):
         self.binberg = args.binberg
         services = Path(os.environ.get("BINBERG_SERVICES_DIR", ROOT / ".services"))
         endpoints = json.loads((services / "services.json").read_text())["mariadb"]
         self.mariadb = endpoints
-        self.dir = Path(tempfile.mkdtemp(prefix="path-a-bench-", dir=services))
+        self.services = services
+        self.dir = Path(tempfile.mkdtemp(prefix="path-bench-", dir=services))
         os.chmod(self.dir, 0o700)
         self.prefix = f"bench{os.getpid()}"
         for name, key in (("admin-password", "password"), ("cdc-password", "replication_password")):
@@ -51,7 +54,13 @@ class Bench:
             path.write_text(endpoints[key] + "\n")
             os.chmod(path, 0o600)
         self.config = self.dir / "binberg.toml"
-        self.config.write_text(f"""[source]
+        self.config.write_text(self.config_text(args))
+        self.processes = []
+        self.wrap = args.wrap.split() if args.wrap else []
+
+    def config_text(self, args):
+        endpoints = self.mariadb
+        return f"""[source]
 host = "{endpoints['host']}"
 port = {endpoints['port']}
 user = "{endpoints['replication_user']}"
@@ -67,9 +76,7 @@ warehouse = "{self.dir}/warehouse"
 
 [commit]
 interval_ms = {args.interval_ms}
-""")
-        self.replicate = None
-        self.wrap = args.wrap.split() if args.wrap else []
+"""
 
     def gen(self, *options):
         m = self.mariadb
@@ -79,16 +86,22 @@ interval_ms = {args.interval_ms}
         with open(self.dir / "gen.log", "a") as log:
             return json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE, stderr=log).stdout)
 
+    commands = ("replicate",)  # the binberg commands the pipeline runs as
+
     def start_replicate(self, wrapped=False):
-        log = open(self.dir / "replicate.log", "a")
-        self.replicate = subprocess.Popen([*(self.wrap if wrapped else []), self.binberg, "replicate", "--config", str(self.config)], stdout=log,
-                                          stderr=log)
+        self.processes = []
+        for command in self.commands:
+            log = open(self.dir / f"{command}.log", "a")
+            self.processes.append(subprocess.Popen(
+                [*(self.wrap if wrapped else []), self.binberg, command, "--config", str(self.config)],
+                stdout=log, stderr=log))
 
     def stop_replicate(self, wrapped=False):
-        self.replicate.send_signal(signal.SIGTERM)
-        # A wrapper (perf) reports its own status for the signal; only replicate's own is checked.
-        if self.replicate.wait(timeout=300) != 0 and not wrapped:
-            sys.exit(f"replicate exited with {self.replicate.returncode}; see {self.dir}/replicate.log")
+        for command, process in zip(self.commands, self.processes):
+            process.send_signal(signal.SIGTERM)
+            # A wrapper (perf) reports its own status for the signal; only binberg's own is checked.
+            if process.wait(timeout=300) != 0 and not wrapped:
+                sys.exit(f"{command} exited with {process.returncode}; see {self.dir}/{command}.log")
 
     def drop_tables(self):
         m = self.mariadb
@@ -106,7 +119,7 @@ interval_ms = {args.interval_ms}
             metadata = json.loads(Path(location.removeprefix("file:")).read_text())
             for snapshot in metadata.get("snapshots", []):
                 summary = snapshot["summary"]
-                result.append((snapshot["timestamp-ms"], gtid_seq(summary.get("binberg.source.gtid", "")), summary))
+                result.append((snapshot["timestamp-ms"], gtid_seq(summary.get(self.gtid_property, "")), summary))
         return result
 
     def wait_for_gtid(self, seq, timeout_s=600):
@@ -118,7 +131,7 @@ interval_ms = {args.interval_ms}
             except (sqlite3.Error, FileNotFoundError, json.JSONDecodeError):
                 pass  # the catalog or a metadata file is being created
             time.sleep(0.05)
-        sys.exit(f"replicate did not reach gtid seq {seq} in {timeout_s} s; see {self.dir}/replicate.log")
+        sys.exit(f"{self.commands[-1]} did not reach gtid seq {seq} in {timeout_s} s; see {self.dir}")
 
 
 def gtid_seq(position):
@@ -130,8 +143,8 @@ def gtid_seq(position):
     return int(position.rsplit("-", 1)[1])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def make_parser(description):
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binberg", default=str(ROOT / "build/release/src/cli/binberg"))
     parser.add_argument("--events", type=int, default=500_000, help="row events of the catch-up run")
     parser.add_argument("--rate", type=float, default=10_000, help="row events/s of the freshness run")
@@ -139,9 +152,11 @@ def main():
     parser.add_argument("--interval-ms", type=int, default=1000, help="replicate's [commit] interval_ms")
     parser.add_argument("--wrap", help="command prefix for the catch-up replicate, e.g. 'perf record -g -o p.data'")
     parser.add_argument("--skip-freshness", action="store_true")
-    args = parser.parse_args()
-    bench = Bench(args)
-    print(f"path A benchmark in {bench.dir} (commit interval {args.interval_ms} ms)")
+    return parser
+
+
+def run(bench, args, name):
+    print(f"{name} benchmark in {bench.dir} (commit interval {args.interval_ms} ms)")
 
     # Tables and the initial snapshot, then replicate stops so the binlog piles up.
     bench.gen("--create", "--initial-rows", "10000", "--transactions", "1")
@@ -192,4 +207,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    arguments = make_parser(__doc__).parse_args()
+    run(Bench(arguments), arguments, "path A")

@@ -50,6 +50,8 @@ struct Column {
   std::uint32_t max_bytes = 0;       // CHAR/VARCHAR/BINARY byte length, BLOB length-prefix bytes
   std::string charset;               // e.g. utf8mb4, latin1, binary; empty for non-character types
   std::vector<std::string> symbols;  // ENUM and SET values, in declaration order
+
+  bool operator==(const Column&) const = default;
 };
 
 struct TableSchema {
@@ -57,6 +59,8 @@ struct TableSchema {
   std::string table;
   std::vector<Column> columns;
   std::vector<std::size_t> primary_key;  // column indexes, in key order; empty: no primary key
+
+  bool operator==(const TableSchema&) const = default;
 
   std::string qualified_name() const { return database + "." + table; }
   std::optional<std::size_t> column_index(const std::string& name) const;

@@ -217,6 +217,10 @@ class KafkaSink::Session {
   std::deque<kafka::ConsumedRecord> waiting_;
   std::set<envelope::TopicPartition> waiting_partitions_;
   std::size_t pending_changes_ = 0;
+  // The newest change applied (by source position): its coordinates, GTID and source commit time.
+  std::optional<Coordinates> newest_;
+  std::string newest_gtid_;
+  std::int64_t newest_commit_ms_ = 0;
 };
 
 void KafkaSink::Session::open() {
@@ -325,6 +329,12 @@ std::optional<ChangeEvent> KafkaSink::Session::decode(const kafka::ConsumedRecor
 }
 
 void KafkaSink::Session::apply(Table& table, ChangeEvent event, const std::string& key_change) {
+  const Coordinates at{mysql::BinlogPosition{event.source.file, event.source.end_pos}, event.source.row_index, 0};
+  if (!newest_ || compare(at, *newest_) > 0) {
+    newest_ = at;
+    newest_gtid_ = event.source.gtid;
+    newest_commit_ms_ = event.source.commit_ts_ms;
+  }
   const RowMapping& mapping = *table.mapping;
   if (key_change.empty()) {
     apply_change(mapping, event, table.state.get(), *table.changelog);
@@ -481,8 +491,12 @@ void KafkaSink::Session::commit() {
       table.changelog->append(table.mapping->changelog_row(half));
     }
     table.key_change_halves.clear();
-    const std::map<std::string, std::string> summary = {{kSinkOffsetsProperty, progress},
-                                                        {kSinkGroupProperty, options_.group_id}};
+    std::map<std::string, std::string> summary = {{kSinkOffsetsProperty, progress},
+                                                  {kSinkGroupProperty, options_.group_id}};
+    if (newest_) {
+      summary[kSinkNewestGtidProperty] = newest_gtid_;
+      summary[kSinkNewestCommitProperty] = std::to_string(newest_commit_ms_);
+    }
     if (table.state) {
       writers.push_back(table.state.get());
       prepared.push_back(table.state->prepare(commit_id, summary, unix_millis()));

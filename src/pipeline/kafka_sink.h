@@ -46,6 +46,11 @@ namespace binberg::pipeline {
 inline constexpr const char* kSinkTopicProperty = "binberg.sink.topic";      // table property
 inline constexpr const char* kSinkOffsetsProperty = "binberg.sink.offsets";  // snapshot summary (JSON)
 inline constexpr const char* kSinkGroupProperty = "binberg.sink.group";      // snapshot summary
+// Snapshot summary: the GTID and source commit time of the newest source transaction (by source
+// position) applied so far, over all tables. Newest, not a position: with several partitions,
+// older transactions of other partitions may still be on their way. Freshness is measured by it.
+inline constexpr const char* kSinkNewestGtidProperty = "binberg.sink.newest-gtid";
+inline constexpr const char* kSinkNewestCommitProperty = "binberg.sink.newest-source-commit-ms";
 
 struct KafkaSinkOptions {
   kafka::ClientOptions kafka;

@@ -197,6 +197,11 @@ void KafkaSource::Session::open() {
 bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema,
                                           const SourceInfo& where) {
   if (table.registered == schema) return true;
+  // The reader makes a schema object per table map event: the same shape needs no new registration.
+  if (table.registered && *table.registered == *schema) {
+    table.registered = schema;
+    return true;
+  }
   envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic);
   try {
     // The value schema first: a refused change must not leave a new key schema behind it.
