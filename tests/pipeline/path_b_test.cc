@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -252,17 +253,32 @@ group_id = "{}-sink"
   std::uint64_t load_and_snapshot();
   nlohmann::json workload(int seed, int events);
 
-  iceberg::CatalogOptions catalog_options() const {
+  // The sink's catalog, or path A's (PATH = "a") in the parity test.
+  iceberg::CatalogOptions catalog_options(const std::string& path = "") const {
+    const auto root = path.empty() ? dir_.path() : dir_.path() / path;
     iceberg::CatalogOptions options;
-    options.uri = "sqlite:///" + (dir_.path() / "catalog.db").string();
-    options.warehouse = (dir_.path() / "warehouse").string();
+    options.uri = "sqlite:///" + (root / "catalog.db").string();
+    options.warehouse = (root / "warehouse").string();
     return options;
+  }
+
+  // The canonical encodings of SUFFIX's current-state rows in the catalog at PATH, sorted.
+  std::vector<std::string> state_rows(const std::string& suffix, const std::string& path = "") {
+    const auto catalog = iceberg::open_catalog(catalog_options(path));
+    const iceberg::LoadedTable state =
+        catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix)});
+    std::vector<std::string> rows;
+    for (const iceberg::Row& row : iceberg::read_table_rows(state.metadata)) {
+      rows.push_back(iceberg::canonical_row_encoding(state.metadata.current_schema(), row));
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
   }
 
   // Rows of SUFFIX's Iceberg current-state table that are not MariaDB's, plus MariaDB's rows it
   // lacks; -1 while the table does not exist.
-  long iceberg_differences(const std::string& suffix) {
-    const auto catalog = iceberg::open_catalog(catalog_options());
+  long iceberg_differences(const std::string& suffix, const std::string& path = "") {
+    const auto catalog = iceberg::open_catalog(catalog_options(path));
     std::optional<iceberg::LoadedTable> state;
     try {
       state = catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix)});
@@ -275,32 +291,31 @@ group_id = "{}-sink"
     const RowMapping mapping(source_schema, &schema, nullptr);
     std::multiset<std::string> source, table;
     for (const RowImage& image : rows) source.insert(iceberg::canonical_row_encoding(schema, mapping.state_row(image)));
-    for (const iceberg::Row& row : iceberg::read_table_rows(state->metadata)) {
-      table.insert(iceberg::canonical_row_encoding(schema, row));
-    }
+    for (std::string& row : state_rows(suffix, path)) table.insert(std::move(row));
     std::vector<std::string> differences;
     std::set_symmetric_difference(source.begin(), source.end(), table.begin(), table.end(),
                                   std::back_inserter(differences));
     return static_cast<long>(differences.size());
   }
 
-  // Waits until both Iceberg tables equal MariaDB's.
-  void wait_for_sink() {
+  // Waits until both Iceberg tables in the catalog at PATH (the sink's, or path A's) equal MariaDB's.
+  void wait_for_sink(const std::string& path = "") {
     long accounts = -1, orders = -1;
-    for (int attempt = 0; attempt < 240; ++attempt) {
-      accounts = iceberg_differences("accounts");
-      orders = iceberg_differences("orders");
+    for (int attempt = 0; attempt < 480; ++attempt) {
+      accounts = iceberg_differences("accounts", path);
+      orders = iceberg_differences("orders", path);
       if (accounts == 0 && orders == 0) return;
       std::this_thread::sleep_for(250ms);
     }
-    FAIL() << "the sink's tables differ from MariaDB's in " << accounts << " and " << orders << " rows\n"
-           << binberg::testing::log_tail(dir_.path() / "sink.log");
+    FAIL() << "the tables of " << (path.empty() ? "the sink" : path) << " differ from MariaDB's in " << accounts
+           << " and " << orders << " rows\n"
+           << binberg::testing::log_tail(dir_.path() / (path.empty() ? "sink.log" : "replicate.log"));
   }
 
-  // SUFFIX's changelog holds each event once, and each of its snapshots adds whole source
-  // transactions only; returns how many events it holds.
-  std::size_t expect_changelog_whole_and_unique(const std::string& suffix) {
-    const auto catalog = iceberg::open_catalog(catalog_options());
+  // SUFFIX's changelog (in the catalog at PATH) holds each event once, and each of its snapshots
+  // adds whole source transactions only; returns its event ids.
+  std::set<std::string> expect_changelog_whole_and_unique(const std::string& suffix, const std::string& path = "") {
+    const auto catalog = iceberg::open_catalog(catalog_options(path));
     const iceberg::LoadedTable changelog =
         catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix) + "_changelog"});
     const iceberg::Schema& schema = changelog.metadata.current_schema();
@@ -338,7 +353,9 @@ group_id = "{}-sink"
       ++snapshots;
     }
     std::cout << suffix << "_changelog: " << ids.size() << " events in " << snapshots << " snapshots\n";
-    return ids.size();
+    std::set<std::string> events;
+    for (const auto& [id, times] : ids) events.insert(id);
+    return events;
   }
 
   binberg::testing::TempDir dir_;
@@ -522,7 +539,7 @@ TEST_F(PathBTest, SinkAppliesEveryChangeOnceInWholeTransactionsAcrossSigkills) {
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   const std::size_t logged =
-      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
   EXPECT_EQ(logged, snapshot_rows + events) << "every snapshot row and row event in a changelog, once";
 }
 
@@ -545,7 +562,7 @@ TEST_F(PathBTest, SinkCrashAtEveryCommitStepResumesExactlyOnce) {
   wait_for_sink();
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   const std::size_t logged =
-      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
   EXPECT_EQ(logged, snapshot_rows + events);
 }
 
@@ -567,10 +584,85 @@ TEST_F(PathBTest, BrokerSigkillUnderLoadLosesAndDoublesNothing) {
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   const std::size_t logged =
-      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
   EXPECT_EQ(logged, snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, summary["events"]["total"].get<std::uint64_t>()), 0u);
 }
+
+// Path A and path B fed by the same binlog at once, in both delivery modes: `binberg replicate`
+// and `binberg source` + `binberg sink` write tables with the same rows (equal canonical digests,
+// both equal to MariaDB's) and changelogs with the same events. An at-least-once source crashes
+// once after its records were acknowledged, so path B also meets repeated records.
+class PathParityTest : public PathBTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(PathParityTest, BothPathsWriteTheSameTables) {
+  const bool at_least_once = std::string(GetParam()) == "at-least-once";
+  write_config(GetParam());
+  const auto& mariadb = binberg::testing::stack().mariadb();
+  std::filesystem::create_directories(dir_.path() / "a");
+  const std::string config_a = (dir_.path() / "a" / "binberg.toml").string();
+  std::ofstream(config_a) << fmt::format(R"([source]
+host = "{}"
+port = {}
+user = "{}"
+password_env = "BINBERG_TEST_SOURCE_PASSWORD"
+server_id = {}
+
+[capture]
+include = ["{}.{}_g_*"]
+
+[iceberg]
+catalog_uri = "sqlite:///{}/a/catalog.db"
+warehouse = "{}/a/warehouse"
+
+[commit]
+interval_ms = 200
+)",
+                                         mariadb.host, mariadb.port, mariadb.user, 7000 + ::getpid() % 10000,
+                                         mariadb.database, prefix_, dir_.path().string(), dir_.path().string());
+  load_and_snapshot();
+  binberg::testing::ChildProcess replicate;
+  replicate.start({BINBERG_CLI, "replicate", "--config", config_a}, dir_.path() / "replicate.log");
+  start_sink();
+  wait_for_sink("a");  // both initial snapshots are taken before the workload
+  wait_for_sink();
+  if (at_least_once) {
+    source_.stop(SIGTERM);
+    start_source("kafka_source.after_flush=crash@3");
+  }
+  const nlohmann::json summary =
+      gen("--seed 5 --events 100000 --rate 25000 --rows-per-statement 5 --hot-keys 200 --multi-table-share 0.3");
+  if (at_least_once) {
+    EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the source";
+    start_source();
+  }
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink("a");
+  wait_for_sink();
+  EXPECT_EQ(replicate.stop(SIGTERM), 0);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  for (const char* suffix : {"accounts", "orders"}) {
+    EXPECT_EQ(state_rows(suffix), state_rows(suffix, "a")) << suffix << ": the two paths hold other rows";
+    const auto path_b = expect_changelog_whole_and_unique(suffix);
+    const auto path_a = expect_changelog_whole_and_unique(suffix, "a");
+    // The initial snapshots were taken apart (other snapshot event ids) but before the workload:
+    // every streamed event is in both.
+    std::set<std::string> streamed_a, streamed_b;
+    for (const auto& id : path_a) {
+      if (!id.starts_with("snapshot:")) streamed_a.insert(id);
+    }
+    for (const auto& id : path_b) {
+      if (!id.starts_with("snapshot:")) streamed_b.insert(id);
+    }
+    EXPECT_EQ(streamed_a.size(), streamed_b.size()) << suffix;
+    EXPECT_TRUE(streamed_a == streamed_b) << suffix << ": the paths' changelogs hold other events";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DeliveryModes, PathParityTest, ::testing::Values("exactly-once", "at-least-once"),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param) == "exactly-once" ? "ExactlyOnce" : "AtLeastOnce";
+                         });
 
 // An at-least-once source that crashed after its records were acknowledged produces them again;
 // the sink recognizes every repeated change by its source position and applies it once.
@@ -587,7 +679,7 @@ TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {
   wait_for_sink();
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   const std::size_t logged =
-      expect_changelog_whole_and_unique("accounts") + expect_changelog_whole_and_unique("orders");
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
   EXPECT_EQ(logged, snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
   const auto totals = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "by position ");
   ASSERT_TRUE(totals);
