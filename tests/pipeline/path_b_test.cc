@@ -120,6 +120,20 @@ group_id = "{}-sink"
                 {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
   }
 
+  // Starts the source (or the sink) with FAILPOINTS and waits until it reads: a workload run then
+  // meets a running process, so its saves (commits) are many and a failpoint's N-th hit comes.
+  void start_reading(binberg::testing::ChildProcess& process, const std::string& failpoints) {
+    const bool source = &process == &source_;
+    const auto log = dir_.path() / (source ? "source.log" : "sink.log");
+    const std::string text = source ? "source: streaming" : "sink: topic";
+    const std::size_t before = binberg::testing::count_log_lines(log, text);
+    source ? start_source(failpoints) : start_sink(failpoints);
+    for (int attempt = 0; attempt < 600 && binberg::testing::count_log_lines(log, text) <= before; ++attempt) {
+      std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_GT(binberg::testing::count_log_lines(log, text), before) << binberg::testing::log_tail(log);
+  }
+
   void start_source(const std::string& failpoints = "") {
     source_.start({BINBERG_CLI, "source", "--config", config_}, dir_.path() / "source.log",
                   {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
@@ -251,7 +265,7 @@ group_id = "{}-sink"
 
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
   std::uint64_t load_and_snapshot();
-  nlohmann::json workload(int seed, int events);
+  nlohmann::json workload(int seed, int events, int rate = 5000);
 
   // The sink's catalog, or path A's (PATH = "a") in the parity test.
   iceberg::CatalogOptions catalog_options(const std::string& path = "") const {
@@ -411,9 +425,9 @@ std::uint64_t PathBTest::load_and_snapshot() {
   return rows;
 }
 
-nlohmann::json PathBTest::workload(int seed, int events) {
-  return gen(fmt::format(
-      "--seed {} --events {} --rate 5000 --rows-per-statement 3 --hot-keys 40 --multi-table-share 0.3", seed, events));
+nlohmann::json PathBTest::workload(int seed, int events, int rate) {
+  return gen(fmt::format("--seed {} --events {} --rate {} --rows-per-statement 3 --hot-keys 40 --multi-table-share 0.3",
+                         seed, events, rate));
 }
 
 TEST_F(PathBTest, ExactlyOnceDeliversEveryRowEventOnceAcrossSigkills) {
@@ -449,9 +463,12 @@ TEST_F(PathBTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
   int seed = 0;
   for (const char* failpoint :
        {"kafka_source.before_save", "kafka.before_commit_transaction", "kafka_source.after_save"}) {
-    start_source(fmt::format("{}=crash@3", failpoint));
-    const nlohmann::json summary = workload(++seed, 2000);
-    EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << failpoint << " did not crash the source";
+    start_reading(source_, fmt::format("{}=crash@3", failpoint));
+    const nlohmann::json summary = workload(++seed, 2000, 500);
+    EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL)
+        << failpoint << " did not crash the source\n"
+        << binberg::testing::log_tail(dir_.path() / "source.log") << "\ngen:\n"
+        << binberg::testing::log_tail(dir_.path() / "gen.log") << summary.dump();
     events += summary["events"]["total"].get<std::uint64_t>();
     last_gtid = summary["last_gtid"].get<std::string>();
   }
@@ -467,8 +484,8 @@ TEST_F(PathBTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
   write_config("at-least-once");
   const std::uint64_t snapshot_rows = load_and_snapshot();
   source_.stop(SIGTERM);
-  start_source("kafka_source.after_flush=crash@3");
-  const nlohmann::json summary = workload(1, 3000);
+  start_reading(source_, "kafka_source.after_flush=crash@3");
+  const nlohmann::json summary = workload(1, 2000, 500);
   EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the source";
   start_source();
   wait_for_saved(summary["last_gtid"].get<std::string>());
@@ -551,8 +568,8 @@ TEST_F(PathBTest, SinkCrashAtEveryCommitStepResumesExactlyOnce) {
   std::string last_gtid;
   int seed = 10;
   for (const char* failpoint : {"sink.before_commit", "iceberg.catalog.before_commit", "sink.after_commit"}) {
-    start_sink(fmt::format("{}=crash@3", failpoint));
-    const nlohmann::json summary = workload(++seed, 1500);
+    start_reading(sink_, fmt::format("{}=crash@3", failpoint));
+    const nlohmann::json summary = workload(++seed, 1500, 500);
     EXPECT_EQ(sink_.wait_for_exit(60s), -SIGKILL) << failpoint << " did not crash the sink";
     events += summary["events"]["total"].get<std::uint64_t>();
     last_gtid = summary["last_gtid"].get<std::string>();
@@ -628,7 +645,7 @@ interval_ms = 200
   wait_for_sink();
   if (at_least_once) {
     source_.stop(SIGTERM);
-    start_source("kafka_source.after_flush=crash@3");
+    start_reading(source_, "kafka_source.after_flush=crash@3");
   }
   const nlohmann::json summary =
       gen("--seed 5 --events 100000 --rate 25000 --rows-per-statement 5 --hot-keys 200 --multi-table-share 0.3");
@@ -671,8 +688,8 @@ TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
   start_sink();
   source_.stop(SIGTERM);
-  start_source("kafka_source.after_flush=crash@3");
-  const nlohmann::json summary = workload(3, 3000);
+  start_reading(source_, "kafka_source.after_flush=crash@3");
+  const nlohmann::json summary = workload(3, 2000, 500);
   EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the source";
   start_source();
   wait_for_saved(summary["last_gtid"].get<std::string>());

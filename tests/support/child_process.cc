@@ -86,4 +86,11 @@ std::optional<std::string> wait_for_log_line(const std::filesystem::path& log, c
   return std::nullopt;
 }
 
+std::size_t count_log_lines(const std::filesystem::path& log, const std::string& text) {
+  std::ifstream in(log);
+  std::size_t count = 0;
+  for (std::string line; std::getline(in, line);) count += line.find(text) != std::string::npos ? 1 : 0;
+  return count;
+}
+
 }  // namespace binberg::testing

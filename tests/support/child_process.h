@@ -42,4 +42,7 @@ std::string log_tail(const std::filesystem::path& log, std::size_t lines = 30);
 std::optional<std::string> wait_for_log_line(const std::filesystem::path& log, const std::string& text,
                                              std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// How many lines of LOG hold TEXT.
+std::size_t count_log_lines(const std::filesystem::path& log, const std::string& text);
+
 }  // namespace binberg::testing
