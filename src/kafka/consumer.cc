@@ -41,10 +41,15 @@ std::unique_ptr<RdKafka::KafkaConsumer> create_consumer(const ConsumerOptions& o
   return consumer;
 }
 
-void assign_partitions(RdKafka::KafkaConsumer& consumer, const std::vector<PartitionStart>& partitions,
-                       const std::string& bootstrap) {
+std::vector<RdKafka::TopicPartition*> partition_list(const std::vector<PartitionStart>& partitions) {
   std::vector<RdKafka::TopicPartition*> list;
   for (const auto& p : partitions) list.push_back(RdKafka::TopicPartition::create(p.topic, p.partition, p.offset));
+  return list;
+}
+
+void assign_partitions(RdKafka::KafkaConsumer& consumer, const std::vector<PartitionStart>& partitions,
+                       const std::string& bootstrap) {
+  std::vector<RdKafka::TopicPartition*> list = partition_list(partitions);
   auto code = consumer.assign(list);
   RdKafka::TopicPartition::destroy(list);
   if (code != RdKafka::ERR_NO_ERROR) fail("kafka {}: assign failed: {}", bootstrap, RdKafka::err2str(code));
@@ -80,6 +85,42 @@ Consumer Consumer::create(const ConsumerOptions& options) {
 
 void Consumer::assign(const std::vector<PartitionStart>& partitions) {
   assign_partitions(*state_->consumer, partitions, state_->bootstrap);
+}
+
+void Consumer::commit(const std::vector<PartitionStart>& offsets) {
+  std::vector<RdKafka::TopicPartition*> list = partition_list(offsets);
+  const auto code = state_->consumer->commitSync(list);
+  std::string refused;
+  for (const RdKafka::TopicPartition* p : list) {
+    if (refused.empty() && p->err() != RdKafka::ERR_NO_ERROR) {
+      refused = fmt::format("{} [{}]: {}", p->topic(), p->partition(), RdKafka::err2str(p->err()));
+    }
+  }
+  RdKafka::TopicPartition::destroy(list);
+  if (code != RdKafka::ERR_NO_ERROR)
+    fail("kafka {}: offset commit failed: {}", state_->bootstrap, RdKafka::err2str(code));
+  if (!refused.empty()) fail("kafka {}: offset commit refused for {}", state_->bootstrap, refused);
+}
+
+std::vector<PartitionStart> Consumer::committed(const std::vector<PartitionStart>& partitions,
+                                                std::chrono::milliseconds timeout) {
+  std::vector<RdKafka::TopicPartition*> list = partition_list(partitions);
+  const auto code = state_->consumer->committed(list, static_cast<int>(timeout.count()));
+  std::vector<PartitionStart> result;
+  for (const RdKafka::TopicPartition* p : list) result.push_back({p->topic(), p->partition(), p->offset()});
+  RdKafka::TopicPartition::destroy(list);
+  if (code != RdKafka::ERR_NO_ERROR) {
+    fail("kafka {}: cannot read committed offsets: {}", state_->bootstrap, RdKafka::err2str(code));
+  }
+  return result;
+}
+
+std::optional<std::int64_t> Consumer::high_watermark(const std::string& topic, std::int32_t partition) {
+  std::int64_t low = 0, high = 0;
+  if (state_->consumer->get_watermark_offsets(topic, partition, &low, &high) != RdKafka::ERR_NO_ERROR || high < 0) {
+    return std::nullopt;
+  }
+  return high;
 }
 
 std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) {

@@ -51,6 +51,16 @@ class Consumer {
 
   // Reads exactly these partitions from these offsets (no group rebalancing).
   void assign(const std::vector<PartitionStart>& partitions);
+  // Commits OFFSETS (the next offset to read, per partition) as the group's committed offsets,
+  // synchronously; throws Error naming the first partition the broker refused.
+  void commit(const std::vector<PartitionStart>& offsets);
+  // The group's committed offsets of PARTITIONS (offset -1001 where it has none).
+  std::vector<PartitionStart> committed(const std::vector<PartitionStart>& partitions,
+                                        std::chrono::milliseconds timeout);
+  // The high watermark of a partition as the last fetch reported it (no broker call); nullopt when
+  // none is known yet.
+  std::optional<std::int64_t> high_watermark(const std::string& topic, std::int32_t partition);
+
   // The next record, or nullopt when none arrived within TIMEOUT. Throws Error on a consumer
   // error other than reaching a partition's end.
   std::optional<ConsumedRecord> poll(std::chrono::milliseconds timeout);

@@ -139,7 +139,10 @@ class KafkaSink::Session {
                          .counter()),
         commits_(owner.registry_.counter("binberg_sink_commits_total", "Iceberg commits").counter()),
         open_transactions_(
-            owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()) {}
+            owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()),
+        lag_(owner.registry_.gauge("binberg_sink_lag_records",
+                                   "Records between a partition's committed offset and its end",
+                                   {"topic", "partition"})) {}
 
   void run(const std::function<bool()>& stop);
 
@@ -204,6 +207,7 @@ class KafkaSink::Session {
   metrics::Counter& quarantined_;
   metrics::Counter& commits_;
   metrics::Gauge& open_transactions_;
+  metrics::Family& lag_;
   std::optional<kafka::Consumer> consumer_;
   std::optional<kafka::Producer> diverted_;  // dead letters and quarantine
   std::map<std::string, Table> tables_;      // by topic
@@ -509,9 +513,24 @@ void KafkaSink::Session::commit() {
   failpoint::hit("sink.before_commit");
   iceberg::commit_tables(owner_.catalog_, writers, prepared);
   failpoint::hit("sink.after_commit");
+  std::vector<kafka::PartitionStart> offsets;
   for (Table* table : committed) {
     table->committed = table->progress;
     table->dirty = false;
+  }
+  for (const auto& [topic, table] : tables_) {
+    for (const auto& [partition, progress] : table.committed) {
+      offsets.push_back(kafka::PartitionStart{topic, partition, progress.next_offset});
+      if (const auto high = consumer_->high_watermark(topic, partition)) {
+        lag_.gauge({topic, std::to_string(partition)}).set(static_cast<double>(*high - progress.next_offset));
+      }
+    }
+  }
+  // For monitoring only (kafka-consumer-groups shows the lag); a start reads the tables' offsets.
+  try {
+    consumer_->commit(offsets);
+  } catch (const Error& error) {
+    spdlog::warn("sink: {} (the tables hold the offsets; only monitoring misses them)", error.what());
   }
   ++owner_.stats_.commits;
   commits_.add();

@@ -34,6 +34,7 @@
 #include "mysql/gtid.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/text_value.h"
+#include "pipeline/kafka_sink.h"
 #include "pipeline/kafka_source.h"
 #include "pipeline/table_mapping.h"
 #include "registry/registry_client.h"
@@ -372,6 +373,27 @@ group_id = "{}-sink"
     return events;
   }
 
+  // The sink group's committed offsets (for monitoring) are the ones its tables record.
+  void expect_group_offsets_match_tables() {
+    const auto catalog = iceberg::open_catalog(catalog_options());
+    auto consumer = kafka::Consumer::create(kafka::ConsumerOptions{kafka_options(), prefix_ + "-sink", true});
+    for (const char* suffix : {"accounts", "orders"}) {
+      const iceberg::LoadedTable changelog =
+          catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix) + "_changelog"});
+      const auto recorded =
+          nlohmann::json::parse(changelog.metadata.current_snapshot()->summary.at(kSinkOffsetsProperty));
+      std::vector<kafka::PartitionStart> partitions;
+      for (const auto& [partition, progress] : recorded.items()) {
+        partitions.push_back({topic(suffix), std::stoi(partition), 0});
+      }
+      ASSERT_EQ(partitions.size(), 3u);
+      for (const kafka::PartitionStart& committed : consumer.committed(partitions, 30s)) {
+        EXPECT_EQ(committed.offset, recorded[std::to_string(committed.partition)]["next_offset"].get<std::int64_t>())
+            << suffix << " partition " << committed.partition;
+      }
+    }
+  }
+
   binberg::testing::TempDir dir_;
   mysql::Connection db_ = mysql::Connection::open(binberg::testing::mariadb_admin_options());
   std::string prefix_, topic_prefix_, config_;
@@ -555,6 +577,7 @@ TEST_F(PathBTest, SinkAppliesEveryChangeOnceInWholeTransactionsAcrossSigkills) {
   wait_for_sink();
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
+  expect_group_offsets_match_tables();
   const std::size_t logged =
       expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
   EXPECT_EQ(logged, snapshot_rows + events) << "every snapshot row and row event in a changelog, once";
