@@ -6,24 +6,17 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
-#include "metrics/exporter.h"
 #include "pipeline/config.h"
 #include "pipeline/replicator.h"
 
 namespace binberg::cli {
 namespace {
-
-std::atomic<bool> stop_requested{false};
-
-void request_stop(int) { stop_requested.store(true); }
 
 int run_replicate(const std::string& config_path, const std::vector<std::string>& accepted_schema_changes) {
   const pipeline::Config config = pipeline::load_config(config_path);
@@ -35,19 +28,13 @@ int run_replicate(const std::string& config_path, const std::vector<std::string>
   for (const auto& table : tables) spdlog::info("capturing {}", table.qualified_name());
   const auto catalog = iceberg::open_catalog(config.catalog);
   metrics::Registry registry;
-  std::unique_ptr<metrics::Exporter> exporter;
-  if (!config.metrics_address.empty()) {
-    exporter = std::make_unique<metrics::Exporter>(registry, config.metrics_address);
-    spdlog::info("metrics on {}", exporter->url());
-  }
+  const auto exporter = export_metrics(registry, config.metrics_address);
   pipeline::ReplicatorOptions options = pipeline::replicator_options(config, std::move(tables));
   options.metrics = &registry;
   options.accepted_schema_changes = accepted_schema_changes;
   pipeline::Replicator replicator(std::move(options), *catalog);
 
-  std::signal(SIGTERM, request_stop);
-  std::signal(SIGINT, request_stop);
-  replicator.run([] { return stop_requested.load(); });
+  replicator.run(stop_on_signals());
   const auto& stats = replicator.stats();
   spdlog::info("replicate: {} transactions, {} events, {} snapshot rows, {} commits; last position {}",
                stats.transactions, stats.events, stats.snapshot_rows, stats.commits, stats.position);

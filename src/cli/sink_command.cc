@@ -6,39 +6,26 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <string>
 
 #include "cli/commands.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
-#include "metrics/exporter.h"
 #include "pipeline/config.h"
 #include "pipeline/kafka_sink.h"
 
 namespace binberg::cli {
 namespace {
 
-std::atomic<bool> stop_requested{false};
-
-void request_stop(int) { stop_requested.store(true); }
-
 int run_sink(const std::string& config_path) {
   const pipeline::Config config = pipeline::load_config(config_path);
   pipeline::KafkaSinkOptions options = pipeline::kafka_sink_options(config);
   const auto catalog = iceberg::open_catalog(config.catalog);
   metrics::Registry registry;
-  std::unique_ptr<metrics::Exporter> exporter;
-  if (!config.metrics_address.empty()) {
-    exporter = std::make_unique<metrics::Exporter>(registry, config.metrics_address);
-    spdlog::info("metrics on {}", exporter->url());
-  }
+  const auto exporter = export_metrics(registry, config.metrics_address);
   options.metrics = &registry;
   pipeline::KafkaSink sink(std::move(options), *catalog);
-  std::signal(SIGTERM, request_stop);
-  std::signal(SIGINT, request_stop);
-  sink.run([] { return stop_requested.load(); });
+  sink.run(stop_on_signals());
   const auto& stats = sink.stats();
   spdlog::info(
       "sink: {} records, {} changes applied, {} redelivered (by offset {}, by position {}), {} dead letters, {} "

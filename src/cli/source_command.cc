@@ -6,22 +6,15 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <string>
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "metrics/exporter.h"
 #include "pipeline/config.h"
 #include "pipeline/kafka_source.h"
 
 namespace binberg::cli {
 namespace {
-
-std::atomic<bool> stop_requested{false};
-
-void request_stop(int) { stop_requested.store(true); }
 
 int run_source(const std::string& config_path) {
   const pipeline::Config config = pipeline::load_config(config_path);
@@ -36,16 +29,10 @@ int run_source(const std::string& config_path) {
                  pipeline::change_topic(options.topic_prefix, table));
   }
   metrics::Registry registry;
-  std::unique_ptr<metrics::Exporter> exporter;
-  if (!config.metrics_address.empty()) {
-    exporter = std::make_unique<metrics::Exporter>(registry, config.metrics_address);
-    spdlog::info("metrics on {}", exporter->url());
-  }
+  const auto exporter = export_metrics(registry, config.metrics_address);
   options.metrics = &registry;
   pipeline::KafkaSource source(std::move(options));
-  std::signal(SIGTERM, request_stop);
-  std::signal(SIGINT, request_stop);
-  source.run([] { return stop_requested.load(); });
+  source.run(stop_on_signals());
   const auto& stats = source.stats();
   spdlog::info("source: {} transactions, {} records ({} snapshot rows), {} saves, {} restarts", stats.transactions,
                stats.records, stats.snapshot_rows, stats.commits, stats.restarts);

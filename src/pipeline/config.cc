@@ -145,6 +145,21 @@ void require_kafka(const Config& config) {
   }
 }
 
+iceberg::TableWriterOptions writer_options(const Config& config) {
+  iceberg::TableWriterOptions writer;
+  writer.writer_id = config.writer_id;
+  writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
+  writer.max_index_bytes = config.memory.index_bytes;
+  return writer;
+}
+
+SourceReaderOptions reader_options(const Config& config) {
+  SourceReaderOptions reader;
+  reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
+  reader.queue_events = config.memory.queue_events;
+  return reader;
+}
+
 void require_catalog(const Config& config) {
   if (config.catalog.uri.empty() || config.catalog.warehouse.empty()) {
     throw ConfigError(
@@ -330,18 +345,11 @@ ReplicatorOptions replicator_options(const Config& config, std::vector<CapturedT
   options.iceberg_namespace = config.iceberg_namespace;
   options.changelog_suffix = config.changelog_suffix;
   options.commit = config.commit;
-  options.writer.writer_id = config.writer_id;
-  options.writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
-  options.writer.max_index_bytes = config.memory.index_bytes;
+  options.writer = writer_options(config);
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
-  options.reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
-  options.reader.queue_events = config.memory.queue_events;
+  options.reader = reader_options(config);
   return options;
 }
-
-}  // namespace binberg::pipeline
-
-namespace binberg::pipeline {
 
 KafkaSinkOptions kafka_sink_options(const Config& config) {
   require_kafka(config);
@@ -358,9 +366,7 @@ KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.iceberg_namespace = config.iceberg_namespace;
   options.changelog_suffix = config.changelog_suffix;
   options.commit = config.commit;
-  options.writer.writer_id = config.writer_id;
-  options.writer.max_buffered_bytes = config.memory.writer_buffer_bytes;
-  options.writer.max_index_bytes = config.memory.index_bytes;
+  options.writer = writer_options(config);
   options.max_consecutive_failures = config.kafka.max_retries;
   return options;
 }
@@ -382,8 +388,7 @@ KafkaSourceOptions kafka_source_options(const Config& config, std::vector<Captur
   options.max_consecutive_failures = config.kafka.max_retries;
   options.commit = config.commit;
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
-  options.reader.spool = mysql::SpoolOptions{config.memory.spool_dir, config.memory.transaction_buffer_bytes};
-  options.reader.queue_events = config.memory.queue_events;
+  options.reader = reader_options(config);
   return options;
 }
 
