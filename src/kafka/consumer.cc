@@ -123,6 +123,18 @@ std::optional<std::int64_t> Consumer::high_watermark(const std::string& topic, s
   return high;
 }
 
+std::pair<std::int64_t, std::int64_t> Consumer::watermarks(const std::string& topic, std::int32_t partition,
+                                                           std::chrono::milliseconds timeout) {
+  std::int64_t low = 0, high = 0;
+  const auto code =
+      state_->consumer->query_watermark_offsets(topic, partition, &low, &high, static_cast<int>(timeout.count()));
+  if (code != RdKafka::ERR_NO_ERROR) {
+    fail("kafka {}: cannot read the offsets of {} [{}]: {}", state_->bootstrap, topic, partition,
+         RdKafka::err2str(code));
+  }
+  return {low, high};
+}
+
 std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) {
   std::unique_ptr<RdKafka::Message> message(state_->consumer->consume(static_cast<int>(timeout.count())));
   switch (message->err()) {

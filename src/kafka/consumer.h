@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kafka/client_config.h"
@@ -60,6 +61,10 @@ class Consumer {
   // The high watermark of a partition as the last fetch reported it (no broker call); nullopt when
   // none is known yet.
   std::optional<std::int64_t> high_watermark(const std::string& topic, std::int32_t partition);
+  // The first and the next offset of a partition, asked of the broker (the first moves up as
+  // retention deletes records). Throws Error when the broker does not answer within TIMEOUT.
+  std::pair<std::int64_t, std::int64_t> watermarks(const std::string& topic, std::int32_t partition,
+                                                   std::chrono::milliseconds timeout);
 
   // The next record, or nullopt when none arrived within TIMEOUT. Throws Error on a consumer
   // error other than reaching a partition's end.

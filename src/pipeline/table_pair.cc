@@ -9,6 +9,17 @@
 
 namespace binberg::pipeline {
 
+std::shared_ptr<const TableSchema> recorded_source_schema(const iceberg::LoadedTable& table) {
+  const auto& properties = table.metadata.properties;
+  const auto it = properties.find(kSourceSchemaProperty);
+  if (it == properties.end()) return nullptr;
+  try {
+    return table_schema_from_json(nlohmann::json::parse(it->second));
+  } catch (const std::exception& error) {
+    fail("table {}: property {}: {}", table.id.to_string(), kSourceSchemaProperty, error.what());
+  }
+}
+
 TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, const std::string& table,
                           const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
                           const std::map<std::string, std::string>& properties) {
@@ -26,14 +37,8 @@ TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, cons
   }
   pair.schema = now;
   if (pair.changelog) {
-    const auto& recorded = pair.changelog->metadata.properties;
-    if (auto it = recorded.find(kSourceSchemaProperty); it != recorded.end()) {
-      try {
-        pair.schema = table_schema_from_json(nlohmann::json::parse(it->second));
-      } catch (const std::exception& error) {
-        fail("table {}: property {}: {}", pair.changelog_id.to_string(), kSourceSchemaProperty, error.what());
-      }
-    }  // else written before binberg recorded it: it must match the source as it is
+    // Without the property, the tables were written before binberg recorded it: they must match the source as it is.
+    if (auto recorded = recorded_source_schema(*pair.changelog)) pair.schema = std::move(recorded);
   }
   std::map<std::string, std::string> created = properties;
   created[kSourceSchemaProperty] = table_schema_to_json(*pair.schema).dump();

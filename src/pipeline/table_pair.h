@@ -26,6 +26,9 @@ struct TablePair {
   std::optional<iceberg::LoadedTable> changelog;
 };
 
+// The source definition TABLE records (kSourceSchemaProperty); null when it records none.
+std::shared_ptr<const TableSchema> recorded_source_schema(const iceberg::LoadedTable& table);
+
 // Loads the tables of source table TABLE in namespace NS (created when missing), creating the
 // tables that are missing for NOW, the source table as it is. PROPERTIES go to created tables
 // besides the source definition.
