@@ -1,11 +1,17 @@
 // `binberg sink --config FILE`: path B's second half, Kafka -> Iceberg, until SIGTERM/SIGINT (a
 // graceful stop commits the transactions that are whole and exits 0) or an error it cannot get
 // past (exit 1; nothing lost: the tables record the offsets a restart resumes from).
+//
+// `--from earliest|offset:N` reads the topics again from there (what the tables hold is counted as
+// redelivered and skipped). `--rebuild NAMESPACE --from ...` rebuilds the tables into fresh ones in
+// NAMESPACE (pipeline/sink_rebuild.h), prints how they compare with the originals and exits 0 when
+// they are equal, 3 when not.
 
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 
+#include <iostream>
 #include <string>
 
 #include "cli/commands.h"
@@ -13,17 +19,38 @@
 #include "iceberg/catalog.h"
 #include "pipeline/config.h"
 #include "pipeline/kafka_sink.h"
+#include "pipeline/sink_rebuild.h"
 
 namespace binberg::cli {
 namespace {
 
-int run_sink(const std::string& config_path) {
-  const pipeline::Config config = pipeline::load_config(config_path);
+struct SinkArgs {
+  std::string config;
+  std::string from;
+  std::string rebuild;
+  bool json = false;
+};
+
+int run_sink(const SinkArgs& args) {
+  const pipeline::Config config = pipeline::load_config(args.config);
   pipeline::KafkaSinkOptions options = pipeline::kafka_sink_options(config);
   const auto catalog = iceberg::open_catalog(config.catalog);
+  if (!args.rebuild.empty() && args.from.empty()) throw ConfigError("--rebuild needs --from");
+  const auto from = args.from.empty() ? pipeline::RebuildFrom{} : pipeline::RebuildFrom::parse(args.from);
+  if (!args.rebuild.empty()) {
+    options.iceberg_namespace = args.rebuild;
+    options.group_id += ".rebuild." + args.rebuild;  // its own group: the original's stays the original's
+    options.rebuild = pipeline::plan_rebuild(*catalog, options, from);
+  } else if (!args.from.empty()) {
+    if (from.kind == pipeline::RebuildFrom::Kind::kTimestamp) {
+      throw ConfigError("--from timestamp: needs --rebuild (a sink reads its own tables again by offset)");
+    }
+    options.read_from = from.kind == pipeline::RebuildFrom::Kind::kEarliest ? pipeline::kEarliestOffset : from.value;
+  }
   metrics::Registry registry;
   const auto exporter = export_metrics(registry, config.metrics_address);
   options.metrics = &registry;
+  const auto plan = options.rebuild;
   pipeline::KafkaSink sink(std::move(options), *catalog);
   sink.run(stop_on_signals());
   const auto& stats = sink.stats();
@@ -33,16 +60,28 @@ int run_sink(const std::string& config_path) {
       stats.records, stats.applied, stats.redelivered_by_offset + stats.redelivered_by_position,
       stats.redelivered_by_offset, stats.redelivered_by_position, stats.dead_letters, stats.quarantined, stats.commits,
       stats.rollbacks);
-  return 0;
+  if (args.rebuild.empty()) return 0;
+  if (!stats.rebuilt) {
+    spdlog::warn("sink: the rebuild stopped before it reached the original's offsets; run it again to go on");
+    return 1;
+  }
+  const pipeline::RebuildReport report = pipeline::compare_rebuild(*catalog, plan, args.rebuild);
+  std::cout << (args.json ? report.to_json().dump(2) + "\n" : report.to_text());
+  return report.equal() ? 0 : 3;
 }
 
 }  // namespace
 
 Command add_sink_command(CLI::App& app) {
   auto* command = app.add_subcommand("sink", "Apply Kafka change records to Iceberg tables (path B)");
-  auto config = std::make_shared<std::string>();
-  command->add_option("-c,--config", *config, "configuration file (TOML, see docs/configuration.md)")->required();
-  return Command{command, [config] { return run_sink(*config); }};
+  auto args = std::make_shared<SinkArgs>();
+  command->add_option("-c,--config", args->config, "configuration file (TOML, see docs/configuration.md)")->required();
+  command->add_option("--from", args->from,
+                      "read again from earliest|offset:<n> (with --rebuild also timestamp:<ms|YYYY-MM-DDTHH:MM:SSZ>)");
+  command->add_option("--rebuild", args->rebuild,
+                      "rebuild the tables into fresh ones in this namespace, then compare them by digest");
+  command->add_flag("--json", args->json, "print the rebuild's comparison as JSON");
+  return Command{command, [args] { return run_sink(*args); }};
 }
 
 }  // namespace binberg::cli

@@ -16,9 +16,11 @@
 #include "core/failpoint.h"
 #include "envelope/change_envelope.h"
 #include "envelope/transaction_footprint.h"
+#include "iceberg/table_scan.h"
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
 #include "kafka/producer.h"
+#include "pipeline/schema_change.h"
 #include "pipeline/source_position.h"
 #include "pipeline/table_pair.h"
 
@@ -157,6 +159,7 @@ class KafkaSink::Session {
     std::optional<RowMapping> mapping;
     bool dirty = false;
     std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
+    const SinkRebuildTopic* rebuild = nullptr;             // rebuild mode: where it starts and stops
   };
   struct OpenTransaction {
     mysql::BinlogPosition position;                // where it ends in the source
@@ -170,6 +173,11 @@ class KafkaSink::Session {
   };
 
   void open();
+  // Rebuild mode: opens TABLE's fresh tables and copies into them the rows of the original's seed
+  // commit, whose offsets become TABLE's progress (committed with the rows in the first commit).
+  void seed(Table& table);
+  // Rebuild mode: every partition reached the original's offsets.
+  bool finished() const;
   void handle(const kafka::ConsumedRecord& record);
   // Decodes RECORD; nullopt after sending it to the dead-letter topic.
   std::optional<ChangeEvent> decode(const kafka::ConsumedRecord& record);
@@ -196,6 +204,7 @@ class KafkaSink::Session {
     }
   }
   void commit();
+  void commit_group_offsets();
 
   KafkaSink& owner_;
   const KafkaSinkOptions& options_;
@@ -219,6 +228,8 @@ class KafkaSink::Session {
   bool draining_ = false;
   mysql::BinlogPosition horizon_;  // the newest open transaction when draining began
   std::deque<kafka::ConsumedRecord> waiting_;
+  // read_from: the partitions read again from before the tables' offsets, until they get there.
+  std::map<envelope::TopicPartition, std::int64_t> rereading_;
   std::set<envelope::TopicPartition> waiting_partitions_;
   std::size_t pending_changes_ = 0;
   // The newest change applied (by source position): its coordinates, GTID and source commit time.
@@ -227,21 +238,33 @@ class KafkaSink::Session {
   std::int64_t newest_commit_ms_ = 0;
 };
 
+std::map<std::int32_t, std::int64_t> sink_next_offsets(const std::string& summary_value, const std::string& where) {
+  std::map<std::int32_t, std::int64_t> offsets;
+  for (const auto& [partition, progress] : parse_progress(summary_value, where))
+    offsets[partition] = progress.next_offset;
+  return offsets;
+}
+
 void KafkaSink::Session::open() {
-  // Tables this sink made before, by the topic they record.
+  const bool rebuilding = !options_.rebuild.empty();
+  // Tables this sink made before, by the topic they record (a rebuild finds only its own).
   std::map<std::string, iceberg::TableIdentifier> existing;
   for (const std::string& ns : owner_.catalog_.list_namespaces()) {
+    if (rebuilding && ns != options_.iceberg_namespace) continue;
     for (const iceberg::TableIdentifier& id : owner_.catalog_.list_tables(ns)) {
       if (!id.name.ends_with(options_.changelog_suffix)) continue;
       const auto& properties = owner_.catalog_.load_table(id).metadata.properties;
+      if (properties.contains(kSinkRebuildOfProperty) != rebuilding) continue;
       if (auto it = properties.find(kSinkTopicProperty); it != properties.end()) existing.emplace(it->second, id);
     }
   }
-  std::vector<kafka::PartitionStart> starts;
+  consumer_.emplace(kafka::Consumer::create(kafka::ConsumerOptions{options_.kafka, options_.group_id, true}));
+  bool seeded = false;
   for (const std::string& topic : options_.topics) {
     Table& table = tables_[topic];
     table.topic = topic;
     table.partitions = kafka::partition_count(options_.kafka, topic);
+    if (rebuilding) table.rebuild = &options_.rebuild.at(topic);
     if (auto it = existing.find(topic); it != existing.end()) {
       table.changelog_id = it->second;
       const iceberg::LoadedTable changelog = owner_.catalog_.load_table(it->second);
@@ -252,21 +275,99 @@ void KafkaSink::Session::open() {
       }
     }
     table.progress = table.committed;
-    for (std::int32_t partition = 0; partition < table.partitions; ++partition) {
-      const std::int64_t next = table.progress[partition].next_offset;
-      starts.push_back(kafka::PartitionStart{topic, partition, next});
+    if (table.rebuild && table.committed.empty() && table.rebuild->seed_changelog_snapshot) {
+      seed(table);
+      seeded = true;
     }
-    spdlog::info("sink: topic {} ({} partitions) from {}", topic, table.partitions,
-                 table.committed.empty() ? "the beginning" : progress_json(table.committed));
   }
-  consumer_.emplace(kafka::Consumer::create(kafka::ConsumerOptions{options_.kafka, options_.group_id, true}));
+  if (seeded) commit();  // the seed's rows and offsets, before anything read
+  std::vector<kafka::PartitionStart> starts;
+  for (auto& [topic, table] : tables_) {
+    for (std::int32_t partition = 0; partition < table.partitions; ++partition) {
+      const std::int64_t needed = table.progress[partition].next_offset;
+      const std::int64_t first = consumer_->watermarks(topic, partition, std::chrono::seconds(30)).first;
+      if (needed < first) {
+        throw ConfigError(fmt::format(
+            "topic {} [{}] starts at offset {} (retention deleted what was before it), but the tables need it from "
+            "offset {}: applying what is left would leave a gap; rebuild the tables from a later commit "
+            "(binberg sink --rebuild NAMESPACE --from timestamp:...)",
+            topic, partition, first, needed));
+      }
+      std::int64_t start = needed;
+      if (options_.read_from) {
+        start = *options_.read_from == kEarliestOffset ? first : *options_.read_from;
+        if (start > needed) {
+          throw ConfigError(
+              fmt::format("topic {} [{}]: --from offset {} is past the next offset the tables need ({}); "
+                          "records {}..{} would never be applied",
+                          topic, partition, start, needed, needed, start - 1));
+        }
+      }
+      starts.push_back(kafka::PartitionStart{topic, partition, start});
+      if (start < needed) rereading_[{topic, partition}] = needed;
+    }
+    spdlog::info("sink: topic {} ({} partitions) from {}{}", topic, table.partitions,
+                 table.committed.empty() ? "the beginning" : progress_json(table.committed),
+                 table.rebuild ? fmt::format(", rebuilding {} up to {}", table.rebuild->original_changelog.to_string(),
+                                             nlohmann::json(table.rebuild->target).dump())
+                               : "");
+  }
   consumer_->assign(starts);
+  commit_group_offsets();  // a rewound group shows where the tables are again
+}
+
+void KafkaSink::Session::seed(Table& table) {
+  const SinkRebuildTopic& plan = *table.rebuild;
+  const iceberg::LoadedTable original = owner_.catalog_.load_table(plan.original_changelog);
+  const auto schema = recorded_source_schema(original);
+  if (!schema) {
+    fail("table {} records no source definition ({}); binberg cannot rebuild it", plan.original_changelog.to_string(),
+         kSourceSchemaProperty);
+  }
+  open_writers(table, schema);
+  const auto copy = [&](const iceberg::TableIdentifier& from, std::int64_t snapshot, iceberg::TableWriter& to) {
+    const iceberg::LoadedTable source = from == plan.original_changelog ? original : owner_.catalog_.load_table(from);
+    const iceberg::Schema& fields = to.table().metadata.current_schema();
+    if (source.metadata.current_schema().fields() != fields.fields()) {
+      fail("table {} no longer has the columns its source definition gives; binberg cannot rebuild it",
+           from.to_string());
+    }
+    std::uint64_t rows = 0;
+    iceberg::scan_rows(iceberg::plan_scan(source.metadata, snapshot), fields,
+                       [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) {
+                         to.mode() == iceberg::WriteMode::kUpsert ? to.upsert(row) : to.append(row);
+                         ++rows;
+                       });
+    spdlog::info("sink: rebuild of {} starts from snapshot {} of {} ({} rows)", table.topic, snapshot, from.to_string(),
+                 rows);
+  };
+  copy(plan.original_changelog, *plan.seed_changelog_snapshot, *table.changelog);
+  if (table.state) {
+    if (!plan.original_state || !plan.seed_state_snapshot) {
+      fail("table {} has no current-state table to rebuild from", plan.original_changelog.to_string());
+    }
+    copy(*plan.original_state, *plan.seed_state_snapshot, *table.state);
+  }
+  table.progress = parse_progress(plan.seed_offsets, "the rebuild's seed");
+  table.dirty = true;
+}
+
+bool KafkaSink::Session::finished() const {
+  if (options_.rebuild.empty()) return false;
+  for (const auto& [topic, table] : tables_) {
+    for (const auto& [partition, offset] : table.rebuild->target) {
+      const auto progress = table.progress.find(partition);
+      if (offset > (progress == table.progress.end() ? 0 : progress->second.next_offset)) return false;
+    }
+  }
+  return true;
 }
 
 void KafkaSink::Session::open_writers(Table& table, const std::shared_ptr<const TableSchema>& schema) {
   const std::string ns = options_.iceberg_namespace.empty() ? schema->database : options_.iceberg_namespace;
-  TablePair pair = open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema,
-                                   {{kSinkTopicProperty, table.topic}});
+  std::map<std::string, std::string> properties = {{kSinkTopicProperty, table.topic}};
+  if (table.rebuild) properties[kSinkRebuildOfProperty] = table.rebuild->original_changelog.to_string();
+  TablePair pair = open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema, properties);
   table.schema = pair.schema;
   table.changelog_id = pair.changelog_id;
   if (pair.state) {
@@ -422,11 +523,22 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
 
 void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   Table& table = tables_.at(record.topic);
+  if (table.rebuild) {  // a rebuild stops where the original stood
+    const auto target = table.rebuild->target.find(record.partition);
+    if (target == table.rebuild->target.end() || record.offset >= target->second) return;
+  }
   Progress& progress = table.progress[record.partition];
   const envelope::TopicPartition partition{record.topic, record.partition};
   if (record.offset < progress.next_offset) {
     ++owner_.stats_.redelivered_by_offset;
     redelivered_.counter({"offset"}).add();
+    if (const auto it = rereading_.find(partition); it != rereading_.end() && record.offset + 1 >= it->second) {
+      rereading_.erase(it);
+      if (rereading_.empty()) {
+        spdlog::info("sink: read again up to the tables' offsets: {} records redelivered, none applied",
+                     owner_.stats_.redelivered_by_offset);
+      }
+    }
     return;
   }
   const auto headers = header_map(record);
@@ -513,11 +625,19 @@ void KafkaSink::Session::commit() {
   failpoint::hit("sink.before_commit");
   iceberg::commit_tables(owner_.catalog_, writers, prepared);
   failpoint::hit("sink.after_commit");
-  std::vector<kafka::PartitionStart> offsets;
   for (Table* table : committed) {
     table->committed = table->progress;
     table->dirty = false;
   }
+  commit_group_offsets();
+  ++owner_.stats_.commits;
+  commits_.add();
+  pending_changes_ = 0;
+}
+
+// For monitoring only (kafka-consumer-groups shows the lag); a start reads the tables' offsets.
+void KafkaSink::Session::commit_group_offsets() {
+  std::vector<kafka::PartitionStart> offsets;
   for (const auto& [topic, table] : tables_) {
     for (const auto& [partition, progress] : table.committed) {
       offsets.push_back(kafka::PartitionStart{topic, partition, progress.next_offset});
@@ -526,15 +646,12 @@ void KafkaSink::Session::commit() {
       }
     }
   }
-  // For monitoring only (kafka-consumer-groups shows the lag); a start reads the tables' offsets.
+  if (offsets.empty()) return;
   try {
     consumer_->commit(offsets);
   } catch (const Error& error) {
     spdlog::warn("sink: {} (the tables hold the offsets; only monitoring misses them)", error.what());
   }
-  ++owner_.stats_.commits;
-  commits_.add();
-  pending_changes_ = 0;
 }
 
 void KafkaSink::Session::run(const std::function<bool()>& stop) {
@@ -543,7 +660,7 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
   auto draining_since = Clock::now();
   bool stopping = false;
   for (;;) {
-    if (!stopping && stop()) {
+    if (!stopping && (stop() || finished())) {
       stopping = true;
       start_draining();
       draining_since = Clock::now();
@@ -566,7 +683,10 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
       commit();
       last_commit = Clock::now();
       draining_ = false;
-      if (stopping) return;
+      if (stopping) {
+        owner_.stats_.rebuilt = finished();
+        return;
+      }
     } else if (draining_ && Clock::now() - draining_since >= std::chrono::seconds(30)) {
       spdlog::warn("sink: waiting {} s for {} transactions to arrive whole (first: {})",
                    std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - draining_since).count(),

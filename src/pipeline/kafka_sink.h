@@ -22,14 +22,19 @@
 //      its bytes, headers, origin and the error; a record whose key is not the key of its row
 //      goes to `<topic>.quarantine`. Both are acknowledged by the broker before the commit that
 //      moves the offsets past them.
-//   5. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
+//   5. Nothing is skipped. A start (or `read_from`) that would begin past a table's recorded
+//      offsets, or below the first offset a partition still holds (retention deleted the
+//      records between), stops the sink with an error instead of leaving a gap.
+//   6. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
 //      and took a new one) is dropped whole: the session rolls back to the committed tables and
 //      reads again without it.
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,6 +57,29 @@ inline constexpr const char* kSinkGroupProperty = "binberg.sink.group";      // 
 inline constexpr const char* kSinkNewestGtidProperty = "binberg.sink.newest-gtid";
 inline constexpr const char* kSinkNewestCommitProperty = "binberg.sink.newest-source-commit-ms";
 
+// Table property of rebuilt tables (`binberg sink --rebuild`): the changelog table they rebuild.
+// Rebuilt tables and a sink's own tables never mix: each finds only its kind.
+inline constexpr const char* kSinkRebuildOfProperty = "binberg.sink.rebuild-of";
+
+// What the rebuild of one topic's tables starts from and where it stops (planned by
+// pipeline/sink_rebuild.h).
+struct SinkRebuildTopic {
+  iceberg::TableIdentifier original_changelog;
+  std::optional<iceberg::TableIdentifier> original_state;
+  // The original's commit the rebuild starts from (its rows are copied); none: empty tables.
+  std::optional<std::int64_t> seed_changelog_snapshot, seed_state_snapshot;
+  std::string seed_offsets = "{}";  // the seed's kSinkOffsetsProperty
+  // Where the original stood when the rebuild was planned: its snapshots (to compare with) and
+  // their next offset per partition (the rebuild stops there).
+  std::optional<std::int64_t> target_changelog_snapshot, target_state_snapshot;
+  std::map<std::int32_t, std::int64_t> target;
+};
+
+inline constexpr std::int64_t kEarliestOffset = -2;  // read_from: each partition's first offset
+
+// The next offset per partition a kSinkOffsetsProperty (SUMMARY_VALUE) records; throws Error naming WHERE.
+std::map<std::int32_t, std::int64_t> sink_next_offsets(const std::string& summary_value, const std::string& where);
+
 struct KafkaSinkOptions {
   kafka::ClientOptions kafka;
   registry::RegistryOptions registry;
@@ -64,6 +92,13 @@ struct KafkaSinkOptions {
   metrics::Registry* metrics = nullptr;
   std::chrono::milliseconds poll_timeout{100};
   std::uint32_t max_consecutive_failures = 0;  // 0: retry forever
+  // Reading starts at this offset of every partition (kEarliestOffset: its first) instead of at
+  // the offsets the tables record, which it may not pass; what the tables hold is read again and
+  // counted as redelivered.
+  std::optional<std::int64_t> read_from;
+  // Rebuild mode, by topic: fresh tables in iceberg_namespace, seeded from an original commit and
+  // read up to the original's offsets; run() returns there.
+  std::map<std::string, SinkRebuildTopic> rebuild;
 };
 
 struct KafkaSinkStats {
@@ -75,6 +110,7 @@ struct KafkaSinkStats {
   std::uint64_t quarantined = 0;
   std::uint64_t commits = 0;
   std::uint64_t rollbacks = 0;  // sessions started over (abandoned transactions, failures)
+  bool rebuilt = false;         // rebuild mode: the target offsets were reached and committed
 };
 
 class KafkaSink {
