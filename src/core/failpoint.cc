@@ -51,6 +51,8 @@ Trigger parse_trigger(std::string_view text, std::string_view entry) {
   }
   if (text == "error") {
     trigger.action = Action::kError;
+  } else if (text == "corrupt") {
+    trigger.action = Action::kCorrupt;
   } else if (text == "crash") {
     trigger.action = Action::kCrash;
   } else if (text.starts_with("delay(") && text.ends_with(")")) {
@@ -58,7 +60,7 @@ Trigger parse_trigger(std::string_view text, std::string_view entry) {
     trigger.delay = std::chrono::milliseconds(parse_count(text.substr(6, text.size() - 7), entry));
   } else {
     throw ConfigError(fmt::format(
-        "BINBERG_FAILPOINTS: unknown action '{}' in '{}' (expected error, crash or delay(MS))", text, entry));
+        "BINBERG_FAILPOINTS: unknown action '{}' in '{}' (expected error, crash, delay(MS) or corrupt)", text, entry));
   }
   return trigger;
 }
@@ -127,17 +129,17 @@ void arm_from_environment() {
   for (const auto& [name, trigger] : parsed) arm(name, trigger);
 }
 
-void hit(std::string_view name) {
-  if (!any_armed.load(std::memory_order_relaxed)) return;
+bool hit(std::string_view name) {
+  if (!any_armed.load(std::memory_order_relaxed)) return false;
   Trigger trigger;
   std::function<void()> call;
   {
     std::lock_guard lock(table_mutex());
     auto it = table().find(name);
-    if (it == table().end()) return;
+    if (it == table().end()) return false;
     Armed& armed = it->second;
     ++armed.hits;
-    if (armed.hits < armed.trigger.from_hit || armed.fires >= armed.trigger.max_fires) return;
+    if (armed.hits < armed.trigger.from_hit || armed.fires >= armed.trigger.max_fires) return false;
     ++armed.fires;
     trigger = armed.trigger;
     call = armed.call;
@@ -149,11 +151,14 @@ void hit(std::string_view name) {
       crash(name);
     case Action::kDelay:
       std::this_thread::sleep_for(trigger.delay);
-      return;
+      return false;
     case Action::kCall:
       if (call) call();
-      return;
+      return false;
+    case Action::kCorrupt:
+      return true;
   }
+  return false;
 }
 
 std::uint64_t hit_count(std::string_view name) {

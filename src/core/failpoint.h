@@ -6,8 +6,10 @@
 //   BINBERG_FAILPOINTS="sink.before_commit=crash@3;source.after_read=delay(250)#10"
 //
 // Each entry is NAME=ACTION[@N][#M]: ACTION is `error` (throw FailpointError), `crash` (SIGKILL
-// the process, exactly like `kill -9`: no flush, no destructors) or `delay(MS)`; @N fires from
-// the N-th hit on (1-based, default 1); #M fires at most M times (default unlimited).
+// the process, exactly like `kill -9`: no flush, no destructors), `delay(MS)` or `corrupt` (hit()
+// returns true and the caller damages what it is about to hand on: poison bytes for drills; only
+// the points docs/failpoints.md marks as corruptible act on it); @N fires from the N-th hit on
+// (1-based, default 1); #M fires at most M times (default unlimited).
 // An unarmed failpoint costs one relaxed atomic load.
 
 #include <chrono>
@@ -24,7 +26,7 @@ namespace binberg::failpoint {
 
 // kCall runs a function armed with arm_call (tests only: it makes an interleaving exact, e.g. a
 // concurrent commit at one precise step of a compaction, without sleeps).
-enum class Action { kError, kCrash, kDelay, kCall };
+enum class Action { kError, kCrash, kDelay, kCall, kCorrupt };
 
 struct Trigger {
   Action action = Action::kError;
@@ -56,8 +58,9 @@ void disarm_all();
 // Arms what BINBERG_FAILPOINTS names (replacing what was armed); a no-op when it is unset.
 void arm_from_environment();
 
-// Evaluates the failpoint NAME: counts the hit and fires its trigger if one is armed.
-void hit(std::string_view name);
+// Evaluates the failpoint NAME: counts the hit and fires its trigger if one is armed. Returns
+// true only when a `corrupt` trigger fired: the caller then corrupts its data.
+bool hit(std::string_view name);
 // Hits seen by NAME since it was armed (0 when not armed).
 std::uint64_t hit_count(std::string_view name);
 

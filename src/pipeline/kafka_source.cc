@@ -260,6 +260,9 @@ void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event
   }
   record.value = avro::encode_wire_message(table.value_id, table.schemas->value,
                                            envelope::envelope_datum(event, options_.topic_prefix, unix_millis()));
+  // Drills: poison bytes in the stream (a magic byte no Confluent decoder reads), never one half of a
+  // primary-key update (their halves are joined again only when both decode).
+  if (key_change == nullptr && failpoint::hit("kafka_source.poison_value")) (*record.value)[0] = '\x01';
   record.headers = {
       kafka::Header{std::string(envelope::kEventIdHeader), event.event_id},
       kafka::Header{std::string(envelope::kPositionHeader),

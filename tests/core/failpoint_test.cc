@@ -84,6 +84,18 @@ TEST_F(FailpointTest, CallRunsTheArmedFunctionOnTheSelectedHits) {
   EXPECT_THROW(hit("throws"), std::runtime_error);
 }
 
+TEST_F(FailpointTest, CorruptTellsTheCallerOnTheSelectedHitsOnly) {
+  auto parsed = parse("poison=corrupt@2#1");
+  ASSERT_EQ(parsed["poison"].action, Action::kCorrupt);
+  arm("poison", parsed["poison"]);
+  std::vector<bool> corrupted;
+  for (int i = 0; i < 4; ++i) corrupted.push_back(hit("poison"));
+  EXPECT_EQ(corrupted, (std::vector<bool>{false, true, false, false})) << "the 2nd hit, once";
+  arm("p", Trigger{Action::kDelay, std::chrono::milliseconds(1)});
+  EXPECT_FALSE(hit("p")) << "other actions never ask for corruption";
+  EXPECT_FALSE(hit("unarmed"));
+}
+
 TEST_F(FailpointTest, DisarmStopsFiring) {
   arm("p", Trigger{Action::kError});
   disarm("p");
