@@ -67,8 +67,8 @@ CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic, 
   return result;
 }
 
-std::int32_t partition_count(const ClientOptions& options, const std::string& topic,
-                             std::chrono::milliseconds timeout) {
+std::optional<std::int32_t> partition_count_if_exists(const ClientOptions& options, const std::string& topic,
+                                                      std::chrono::milliseconds timeout) {
   const auto handle = admin_handle(options);
   std::string error;
   std::unique_ptr<RdKafka::Topic> topic_handle(RdKafka::Topic::create(handle.get(), topic, nullptr, error));
@@ -81,12 +81,20 @@ std::int32_t partition_count(const ClientOptions& options, const std::string& to
   }
   for (const RdKafka::TopicMetadata* found : *metadata->topics()) {
     if (found->topic() != topic) continue;
+    if (found->err() == RdKafka::ERR_UNKNOWN_TOPIC_OR_PART) return std::nullopt;
     if (found->err() != RdKafka::ERR_NO_ERROR) {
       fail("kafka {}: topic {}: {}", options.bootstrap_servers, topic, RdKafka::err2str(found->err()));
     }
     return static_cast<std::int32_t>(found->partitions()->size());
   }
-  fail("kafka {}: topic {} does not exist", options.bootstrap_servers, topic);
+  return std::nullopt;
+}
+
+std::int32_t partition_count(const ClientOptions& options, const std::string& topic,
+                             std::chrono::milliseconds timeout) {
+  const auto count = partition_count_if_exists(options, topic, timeout);
+  if (!count) fail("kafka {}: topic {} does not exist", options.bootstrap_servers, topic);
+  return *count;
 }
 
 }  // namespace binberg::kafka

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "kafka/client_config.h"
@@ -27,5 +28,8 @@ CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic,
 // The number of partitions TOPIC has; throws Error naming the topic when it does not exist.
 std::int32_t partition_count(const ClientOptions& options, const std::string& topic,
                              std::chrono::milliseconds timeout = std::chrono::seconds(30));
+// The same, nullopt when TOPIC does not exist; throws Error when the broker does not answer.
+std::optional<std::int32_t> partition_count_if_exists(const ClientOptions& options, const std::string& topic,
+                                                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 }  // namespace binberg::kafka

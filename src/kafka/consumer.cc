@@ -12,6 +12,7 @@ namespace binberg::kafka {
 struct Consumer::State {
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::string bootstrap;
+  std::set<std::pair<std::string, std::int32_t>> at_end;  // partitions read to their end
 };
 
 Consumer::Consumer(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -79,7 +80,7 @@ ConsumedRecord to_record(RdKafka::Message& message) {
 Consumer Consumer::create(const ConsumerOptions& options) {
   auto state = std::make_unique<State>();
   state->bootstrap = options.client.bootstrap_servers;
-  state->consumer = create_consumer(options, false);
+  state->consumer = create_consumer(options, true);
   return Consumer(std::move(state));
 }
 
@@ -115,6 +116,10 @@ std::vector<PartitionStart> Consumer::committed(const std::vector<PartitionStart
   return result;
 }
 
+bool Consumer::at_end(const std::string& topic, std::int32_t partition) const {
+  return state_->at_end.contains({topic, partition});
+}
+
 std::optional<std::int64_t> Consumer::high_watermark(const std::string& topic, std::int32_t partition) {
   std::int64_t low = 0, high = 0;
   if (state_->consumer->get_watermark_offsets(topic, partition, &low, &high) != RdKafka::ERR_NO_ERROR || high < 0) {
@@ -139,9 +144,12 @@ std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) 
   std::unique_ptr<RdKafka::Message> message(state_->consumer->consume(static_cast<int>(timeout.count())));
   switch (message->err()) {
     case RdKafka::ERR_NO_ERROR:
+      state_->at_end.erase({message->topic_name(), message->partition()});
       break;
-    case RdKafka::ERR__TIMED_OUT:
     case RdKafka::ERR__PARTITION_EOF:
+      state_->at_end.emplace(message->topic_name(), message->partition());
+      return std::nullopt;
+    case RdKafka::ERR__TIMED_OUT:
       return std::nullopt;
     default:
       fail("kafka {}: consume failed on {} [{}]: {}", state_->bootstrap, message->topic_name(), message->partition(),

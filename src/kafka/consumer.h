@@ -61,6 +61,9 @@ class Consumer {
   // The high watermark of a partition as the last fetch reported it (no broker call); nullopt when
   // none is known yet.
   std::optional<std::int64_t> high_watermark(const std::string& topic, std::int32_t partition);
+  // Whether poll() read the partition to its end (transaction markers included) and found no
+  // record after that yet.
+  bool at_end(const std::string& topic, std::int32_t partition) const;
   // The first and the next offset of a partition, asked of the broker (the first moves up as
   // retention deletes records). Throws Error when the broker does not answer within TIMEOUT.
   std::pair<std::int64_t, std::int64_t> watermarks(const std::string& topic, std::int32_t partition,
