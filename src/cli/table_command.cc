@@ -87,14 +87,6 @@ std::string summary_value(const iceberg::Snapshot* snapshot, const std::string& 
   return it == snapshot->summary.end() ? "-" : it->second;
 }
 
-std::string utc_time(std::int64_t ms) {
-  const std::time_t seconds = ms / 1000;
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
-}
-
 void print(const TableArgs& args, const json& document, const std::string& text) {
   if (args.json_output) {
     std::cout << document.dump(2) << "\n";
