@@ -29,6 +29,7 @@ Command add_smoke_command(CLI::App& app);
 Command add_replicate_command(CLI::App& app);
 Command add_source_command(CLI::App& app);
 Command add_sink_command(CLI::App& app);
+Command add_dlq_command(CLI::App& app);
 Command add_reconcile_command(CLI::App& app);
 Command add_gen_command(CLI::App& app);
 Command add_table_command(CLI::App& app);

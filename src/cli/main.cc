@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       binberg::cli::add_replicate_command(app), binberg::cli::add_reconcile_command(app),
       binberg::cli::add_gen_command(app),       binberg::cli::add_table_command(app),
       binberg::cli::add_source_command(app),    binberg::cli::add_sink_command(app),
+      binberg::cli::add_dlq_command(app),
   };
 
   CLI11_PARSE(app, argc, argv);

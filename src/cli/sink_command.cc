@@ -56,10 +56,10 @@ int run_sink(const SinkArgs& args) {
   const auto& stats = sink.stats();
   spdlog::info(
       "sink: {} records, {} changes applied, {} redelivered (by offset {}, by position {}), {} dead letters, {} "
-      "quarantined, {} commits, {} rollbacks",
+      "quarantined, replays: {} applied, {} superseded, {} duplicate; {} commits, {} rollbacks",
       stats.records, stats.applied, stats.redelivered_by_offset + stats.redelivered_by_position,
-      stats.redelivered_by_offset, stats.redelivered_by_position, stats.dead_letters, stats.quarantined, stats.commits,
-      stats.rollbacks);
+      stats.redelivered_by_offset, stats.redelivered_by_position, stats.dead_letters, stats.quarantined,
+      stats.replays_applied, stats.replays_superseded, stats.replays_duplicate, stats.commits, stats.rollbacks);
   if (args.rebuild.empty()) return 0;
   if (!stats.rebuilt) {
     spdlog::warn("sink: the rebuild stopped before it reached the original's offsets; run it again to go on");

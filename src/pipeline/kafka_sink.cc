@@ -10,7 +10,6 @@
 #include <optional>
 #include <thread>
 
-#include "avro/wire_format.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
@@ -20,6 +19,7 @@
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
 #include "kafka/producer.h"
+#include "pipeline/dead_letters.h"
 #include "pipeline/schema_change.h"
 #include "pipeline/source_position.h"
 #include "pipeline/table_pair.h"
@@ -64,7 +64,19 @@ std::strong_ordering compare(const Coordinates& a, const Coordinates& b) {
 struct Progress {
   std::int64_t next_offset = 0;
   std::optional<Coordinates> last;
+  std::int64_t timestamp_ms = 0;  // of the record before next_offset, when read here (not recorded)
 };
+
+// Where EVENT stands in the source history; KEY_CHANGE is its record's kKeyChangeHeader.
+Coordinates coordinates_of(const ChangeEvent& event, const std::string& key_change) {
+  return Coordinates{mysql::BinlogPosition{event.source.file, event.source.end_pos}, event.source.row_index,
+                     key_change == "new" ? 1 : 0};
+}
+
+std::string key_change_of(const std::map<std::string, std::string>& headers) {
+  const auto part = headers.find(std::string(envelope::kKeyChangeHeader));
+  return part == headers.end() ? "" : part->second;
+}
 
 std::string progress_json(const std::map<std::int32_t, Progress>& partitions) {
   nlohmann::json json = nlohmann::json::object();
@@ -126,7 +138,7 @@ class KafkaSink::Session {
   explicit Session(KafkaSink& owner)
       : owner_(owner),
         options_(owner.options_),
-        registry_(options_.registry),
+        decoder_(options_.registry),
         records_(owner.registry_.counter("binberg_sink_records_total", "Records read").counter()),
         applied_(owner.registry_.counter("binberg_sink_applied_total", "Changes applied to the tables").counter()),
         redelivered_(owner.registry_.counter("binberg_sink_redelivered_total",
@@ -139,12 +151,19 @@ class KafkaSink::Session {
                          .counter("binberg_sink_quarantined_total",
                                   "Records whose key is not their row's key, sent to <topic>.quarantine")
                          .counter()),
+        replays_(owner.registry_.counter("binberg_sink_replays_total",
+                                         "Replayed dead letters, by what the sink did with them", {"verdict"})),
         commits_(owner.registry_.counter("binberg_sink_commits_total", "Iceberg commits").counter()),
         open_transactions_(
             owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()),
         lag_(owner.registry_.gauge("binberg_sink_lag_records",
                                    "Records between a partition's committed offset and its end",
-                                   {"topic", "partition"})) {}
+                                   {"topic", "partition"})),
+        lag_seconds_(owner.registry_.gauge(
+            "binberg_sink_lag_seconds",
+            "Seconds since the newest record a partition's committed snapshot holds was written to Kafka, while "
+            "records follow it (0 when caught up)",
+            {"topic", "partition"})) {}
 
   void run(const std::function<bool()>& stop);
 
@@ -181,6 +200,10 @@ class KafkaSink::Session {
   void handle(const kafka::ConsumedRecord& record);
   // Decodes RECORD; nullopt after sending it to the dead-letter topic.
   std::optional<ChangeEvent> decode(const kafka::ConsumedRecord& record);
+  // A replayed dead letter (kReplayOfHeader naming ORIGIN), outside every source transaction.
+  void replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event, const std::string& origin);
+  enum class ReplayVerdict { kApply, kSuperseded, kDuplicate };
+  ReplayVerdict judge_replay(const kafka::ConsumedRecord& record, const ChangeEvent& event, const RecordOrigin& origin);
   // Why RECORD's key is not the key of EVENT's row, or nullopt when it is (the audit gate).
   std::optional<std::string> key_problem(const kafka::ConsumedRecord& record, const ChangeEvent& event);
   // Whether a record of transaction TXN_ID at POSITION waits while draining: it begins a
@@ -205,23 +228,24 @@ class KafkaSink::Session {
   }
   void commit();
   void commit_group_offsets();
+  void update_lag();
 
   KafkaSink& owner_;
   const KafkaSinkOptions& options_;
-  registry::RegistryClient registry_;
+  RecordDecoder decoder_;
   metrics::Counter& records_;
   metrics::Counter& applied_;
   metrics::Family& redelivered_;
   metrics::Counter& dead_letters_;
   metrics::Counter& quarantined_;
+  metrics::Family& replays_;
   metrics::Counter& commits_;
   metrics::Gauge& open_transactions_;
   metrics::Family& lag_;
+  metrics::Family& lag_seconds_;
   std::optional<kafka::Consumer> consumer_;
   std::optional<kafka::Producer> diverted_;  // dead letters and quarantine
   std::map<std::string, Table> tables_;      // by topic
-  std::map<std::int32_t, std::pair<avro::Schema, std::shared_ptr<const TableSchema>>> schemas_;  // by id
-  std::map<std::int32_t, avro::Schema> key_schemas_;
   std::map<std::string, OpenTransaction> open_;
   std::map<envelope::TopicPartition, PartitionTransaction> in_partition_;
   // Draining: a commit is due; records of transactions that begin meanwhile wait here.
@@ -232,6 +256,7 @@ class KafkaSink::Session {
   std::map<envelope::TopicPartition, std::int64_t> rereading_;
   std::set<envelope::TopicPartition> waiting_partitions_;
   std::size_t pending_changes_ = 0;
+  bool offsets_moved_ = false;  // records read since the last commit (applied, skipped or diverted)
   // The newest change applied (by source position): its coordinates, GTID and source commit time.
   std::optional<Coordinates> newest_;
   std::string newest_gtid_;
@@ -400,33 +425,22 @@ void KafkaSink::Session::divert(const kafka::ConsumedRecord& record, const std::
   const std::string topic = record.topic + suffix;
   if (!diverted_) diverted_.emplace(kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent));
   kafka::create_topic(options_.kafka, kafka::TopicSpec{topic, 1, 1, {}});
-  kafka::OutgoingRecord out{topic, std::nullopt, record.key, record.value, record.headers};
-  out.headers.push_back({"binberg.error", reason});
-  out.headers.push_back({"binberg.origin", fmt::format("{}/{}@{}", record.topic, record.partition, record.offset)});
-  out.headers.push_back({"binberg.origin_timestamp_ms", std::to_string(record.timestamp_ms)});
-  diverted_->send(out);
+  diverted_->send(
+      kafka::OutgoingRecord{topic, std::nullopt, record.key, record.value, diverted_headers(record, reason)});
   spdlog::warn("sink: {} [{}] offset {} -> {}: {}", record.topic, record.partition, record.offset, topic, reason);
 }
 
 std::optional<ChangeEvent> KafkaSink::Session::decode(const kafka::ConsumedRecord& record) {
   try {
     if (!record.value) fail("a record without a value (a tombstone) is no change");
-    const std::int32_t id = avro::parse_wire_message(*record.value).schema_id;
-    auto it = schemas_.find(id);
-    if (it == schemas_.end()) {
-      avro::Schema schema = avro::Schema::parse(registry_.schema_by_id(id));
-      auto table = std::make_shared<const TableSchema>(envelope::table_schema_of(schema));
-      it = schemas_.emplace(id, std::make_pair(std::move(schema), std::move(table))).first;
-    }
-    const avro::Value datum = avro::decode_wire_message(*record.value, [&](std::int32_t) { return it->second.first; });
-    return envelope::change_event_from_datum(datum, it->second.second);
+    return decoder_.change(*record.value);
   } catch (const registry::RegistryError& error) {
     if (error.http_status() != 404) throw;  // the registry is unwell: retry, do not dead-letter
-    divert(record, ".dlq", fmt::format("unknown schema id: {}", error.what()));
+    divert(record, std::string(kDeadLetterSuffix), fmt::format("unknown schema id: {}", error.what()));
   } catch (const ConfigError&) {
     throw;
   } catch (const Error& error) {
-    divert(record, ".dlq", error.what());
+    divert(record, std::string(kDeadLetterSuffix), error.what());
   }
   ++owner_.stats_.dead_letters;
   dead_letters_.add();
@@ -475,13 +489,7 @@ std::optional<std::string> KafkaSink::Session::key_problem(const kafka::Consumed
   if (schema.primary_key.empty()) return std::nullopt;
   if (!record.key) return "the record has no key";
   try {
-    const avro::Value key = avro::decode_wire_message(*record.key, [&](std::int32_t id) {
-      auto it = key_schemas_.find(id);
-      if (it == key_schemas_.end())
-        it = key_schemas_.emplace(id, avro::Schema::parse(registry_.schema_by_id(id))).first;
-      return std::optional<avro::Schema>(it->second);
-    });
-    if (envelope::key_from_datum(schema, key) != primary_key_of(schema, event.after ? *event.after : *event.before)) {
+    if (decoder_.key(*record.key, schema) != primary_key_of(schema, event.after ? *event.after : *event.before)) {
       return "the record's key is not its row's key";
     }
   } catch (const registry::RegistryError& error) {
@@ -553,17 +561,23 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   }
   ++owner_.stats_.records;
   records_.add();
-  const auto advance = [&] { progress.next_offset = record.offset + 1; };
+  const auto advance = [&] {
+    progress.next_offset = record.offset + 1;
+    progress.timestamp_ms = record.timestamp_ms;
+    offsets_moved_ = true;
+  };
   if (!txn_id.empty() && owner_.abandoned_.contains(txn_id)) return advance();
   std::optional<ChangeEvent> event = decode(record);
   if (!event) {
     count(record, txn_id, position, headers);
     return advance();
   }
-  const auto part = headers.find(std::string(envelope::kKeyChangeHeader));
-  const std::string key_change = part == headers.end() ? "" : part->second;
-  const Coordinates coordinates{mysql::BinlogPosition{event->source.file, event->source.end_pos},
-                                event->source.row_index, key_change == "new" ? 1 : 0};
+  if (const auto replay_of = headers.find(std::string(kReplayOfHeader)); replay_of != headers.end()) {
+    replay(table, record, std::move(*event), replay_of->second);
+    return advance();
+  }
+  const std::string key_change = key_change_of(headers);
+  const Coordinates coordinates = coordinates_of(*event, key_change);
   if (progress.last && compare(coordinates, *progress.last) <= 0) {
     ++owner_.stats_.redelivered_by_position;
     redelivered_.counter({"position"}).add();
@@ -582,7 +596,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   }
   map_schema(table, event->schema, record);
   if (const auto problem = key_problem(record, *event)) {
-    divert(record, ".quarantine", *problem);
+    divert(record, std::string(kQuarantineSuffix), *problem);
     ++owner_.stats_.quarantined;
     quarantined_.add();
   } else {
@@ -591,6 +605,78 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   }
   count(record, txn_id, position, headers);
   advance();
+}
+
+void KafkaSink::Session::replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event,
+                                const std::string& origin) {
+  map_schema(table, event.schema, record);
+  if (const auto problem = key_problem(record, event)) {
+    divert(record, std::string(kQuarantineSuffix), *problem);
+    ++owner_.stats_.quarantined;
+    quarantined_.add();
+    return;
+  }
+  const ReplayVerdict verdict = judge_replay(record, event, RecordOrigin::parse(origin));
+  const char* what = verdict == ReplayVerdict::kApply        ? "applied"
+                     : verdict == ReplayVerdict::kSuperseded ? "superseded"
+                                                             : "duplicate";
+  replays_.counter({what}).add();
+  spdlog::info("sink: {} [{}] offset {} replays {} (event {}): {}", record.topic, record.partition, record.offset,
+               origin, event.event_id, what);
+  switch (verdict) {
+    case ReplayVerdict::kDuplicate:
+      ++owner_.stats_.replays_duplicate;
+      return;
+    case ReplayVerdict::kSuperseded:  // the key holds a newer change: history only
+      ++owner_.stats_.replays_superseded;
+      table.changelog->append(table.mapping->changelog_row(event));
+      table.dirty = true;
+      ++pending_changes_;
+      return;
+    case ReplayVerdict::kApply:
+      ++owner_.stats_.replays_applied;
+      apply(table, std::move(event), "");
+      return;
+  }
+}
+
+// The records of the replay's partition between the dead letter's origin and the replay decide:
+// one replaying the same origin makes this one a duplicate; a change of the same key newer in the
+// source makes it superseded (the key's state must not move back). A key's changes all live in
+// its partition, so nothing outside that range can be newer. Undecodable records were never
+// applied and do not count (their own replays are judged the same way, later).
+KafkaSink::Session::ReplayVerdict KafkaSink::Session::judge_replay(const kafka::ConsumedRecord& record,
+                                                                   const ChangeEvent& event,
+                                                                   const RecordOrigin& origin) {
+  const auto key_of = [](const ChangeEvent& change) {
+    return change.schema->primary_key.empty()
+               ? RowImage{}
+               : primary_key_of(*change.schema, change.after ? *change.after : *change.before);
+  };
+  const RowImage key = key_of(event);
+  const Coordinates at = coordinates_of(event, "");
+  const bool same_partition = origin.topic == record.topic && origin.partition == record.partition;
+  const std::int64_t from = same_partition ? origin.offset + 1 : 0;
+  if (from >= record.offset) return ReplayVerdict::kApply;
+  const auto between = kafka::read_to_end(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".replay", true},
+                                          {{record.topic, record.partition, from}}, std::chrono::minutes(5));
+  bool superseded = false;
+  for (const kafka::ConsumedRecord& other : between) {
+    if (other.offset >= record.offset) break;
+    const auto headers = header_map(other);
+    if (const auto of = headers.find(std::string(kReplayOfHeader));
+        of != headers.end() && of->second == origin.to_string()) {
+      return ReplayVerdict::kDuplicate;
+    }
+    if (superseded || !other.value) continue;
+    try {
+      const ChangeEvent change = decoder_.change(*other.value);
+      if (key_of(change) == key && compare(coordinates_of(change, key_change_of(headers)), at) > 0) superseded = true;
+    } catch (const Error&) {
+      // never applied: it does not hold the key
+    }
+  }
+  return superseded ? ReplayVerdict::kSuperseded : ReplayVerdict::kApply;
 }
 
 void KafkaSink::Session::commit() {
@@ -621,6 +707,7 @@ void KafkaSink::Session::commit() {
     prepared.push_back(table.changelog->prepare(commit_id, summary, unix_millis()));
     committed.push_back(&table);
   }
+  offsets_moved_ = false;
   if (writers.empty()) return;
   failpoint::hit("sink.before_commit");
   iceberg::commit_tables(owner_.catalog_, writers, prepared);
@@ -641,11 +728,9 @@ void KafkaSink::Session::commit_group_offsets() {
   for (const auto& [topic, table] : tables_) {
     for (const auto& [partition, progress] : table.committed) {
       offsets.push_back(kafka::PartitionStart{topic, partition, progress.next_offset});
-      if (const auto high = consumer_->high_watermark(topic, partition)) {
-        lag_.gauge({topic, std::to_string(partition)}).set(static_cast<double>(*high - progress.next_offset));
-      }
     }
   }
+  update_lag();
   if (offsets.empty()) return;
   try {
     consumer_->commit(offsets);
@@ -654,9 +739,33 @@ void KafkaSink::Session::commit_group_offsets() {
   }
 }
 
+// Lag in seconds: 0 once the partition is read to its end and all of it committed; else the age
+// of the newest record the tables hold. The first record they lack came after it, so this bounds
+// the lag from above (by at most the gap between two records), and it never stays at zero while
+// records wait.
+void KafkaSink::Session::update_lag() {
+  const std::int64_t now = unix_millis();
+  for (const auto& [topic, table] : tables_) {
+    for (const auto& [partition, committed] : table.committed) {
+      const auto high = consumer_->high_watermark(topic, partition);
+      if (!high) continue;
+      const std::vector<std::string> labels = {topic, std::to_string(partition)};
+      lag_.gauge(labels).set(static_cast<double>(*high - committed.next_offset));
+      const auto read = table.progress.find(partition);
+      const bool uncommitted = read != table.progress.end() && read->second.next_offset > committed.next_offset;
+      if (!uncommitted && !waiting_partitions_.contains({topic, partition}) && consumer_->at_end(topic, partition)) {
+        lag_seconds_.gauge(labels).set(0);
+      } else if (committed.timestamp_ms > 0) {
+        lag_seconds_.gauge(labels).set(static_cast<double>(now - committed.timestamp_ms) / 1000.0);
+      }
+    }
+  }
+}
+
 void KafkaSink::Session::run(const std::function<bool()>& stop) {
   open();
   auto last_commit = Clock::now();
+  auto last_lag = Clock::now();
   auto draining_since = Clock::now();
   bool stopping = false;
   for (;;) {
@@ -673,9 +782,15 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
     } else if (std::optional<kafka::ConsumedRecord> record = consumer_->poll(options_.poll_timeout)) {
       handle(*record);
     }
+    if (Clock::now() - last_lag >= std::chrono::seconds(1)) {
+      update_lag();
+      last_lag = Clock::now();
+    }
     const auto since = Clock::now() - last_commit;
+    // Records that changed nothing (redelivered, diverted) are committed too, at the interval, so
+    // the tables' offsets and the lag they show reach the partition's end.
     if (!draining_ && (pending_changes_ >= options_.commit.max_events ||
-                       (pending_changes_ > 0 && since >= options_.commit.interval))) {
+                       ((pending_changes_ > 0 || offsets_moved_) && since >= options_.commit.interval))) {
       start_draining();
       draining_since = Clock::now();
     }

@@ -25,7 +25,12 @@
 //   5. Nothing is skipped. A start (or `read_from`) that would begin past a table's recorded
 //      offsets, or below the first offset a partition still holds (retention deleted the
 //      records between), stops the sink with an error instead of leaving a gap.
-//   6. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
+//   6. A replayed dead letter (`binberg dlq replay`, kReplayOfHeader) is applied at most once and
+//      never moves its key back: the records of its partition between its origin and itself say
+//      whether it repeats a replay (skipped) or its key has a newer change (changelog only). It
+//      stands outside the source's transactions: the one way a transaction reaches the tables in
+//      two snapshots is that one of its records was a dead letter an operator replayed later.
+//   7. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
 //      and took a new one) is dropped whole: the session rolls back to the committed tables and
 //      reads again without it.
 
@@ -108,6 +113,8 @@ struct KafkaSinkStats {
   std::uint64_t redelivered_by_position = 0;  // a change the partition had applied already
   std::uint64_t dead_letters = 0;
   std::uint64_t quarantined = 0;
+  // Replayed dead letters: applied; only logged (the key holds a newer change); a replay again.
+  std::uint64_t replays_applied = 0, replays_superseded = 0, replays_duplicate = 0;
   std::uint64_t commits = 0;
   std::uint64_t rollbacks = 0;  // sessions started over (abandoned transactions, failures)
   bool rebuilt = false;         // rebuild mode: the target offsets were reached and committed

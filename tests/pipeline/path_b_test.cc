@@ -40,6 +40,7 @@
 #include "pipeline/table_mapping.h"
 #include "registry/registry_client.h"
 #include "support/child_process.h"
+#include "support/prometheus.h"
 #include "support/temp_dir.h"
 #include "support/test_services.h"
 
@@ -110,6 +111,9 @@ warehouse = "{}/warehouse"
 [sink]
 topics = ["{}", "{}"]
 group_id = "{}-sink"
+
+[metrics]
+address = "127.0.0.1:0"
 )",
                                           mariadb.host, mariadb.port, mariadb.user, 6000 + ::getpid() % 10000,
                                           mariadb.database, prefix_, stack.kafka_bootstrap_servers(), topic_prefix_,
@@ -317,16 +321,20 @@ group_id = "{}-sink"
   }
 
   // Waits until both Iceberg tables in the catalog at PATH (the sink's, or path A's) equal MariaDB's.
-  void wait_for_sink(const std::string& path = "") {
+  void wait_for_sink(const std::string& path = "") { wait_for_differences(0, 0, path); }
+
+  // Waits until the Iceberg tables in the catalog at PATH differ from MariaDB's in ACCOUNTS and
+  // ORDERS rows (iceberg_differences).
+  void wait_for_differences(long expected_accounts, long expected_orders, const std::string& path = "") {
     long accounts = -1, orders = -1;
     for (int attempt = 0; attempt < 480; ++attempt) {
       accounts = iceberg_differences("accounts", path);
       orders = iceberg_differences("orders", path);
-      if (accounts == 0 && orders == 0) return;
+      if (accounts == expected_accounts && orders == expected_orders) return;
       std::this_thread::sleep_for(250ms);
     }
     FAIL() << "the tables of " << (path.empty() ? "the sink" : path) << " differ from MariaDB's in " << accounts
-           << " and " << orders << " rows\n"
+           << " and " << orders << " rows, not " << expected_accounts << " and " << expected_orders << "\n"
            << binberg::testing::log_tail(dir_.path() / (path.empty() ? "sink.log" : "replicate.log"));
   }
 
@@ -783,6 +791,108 @@ TEST_F(PathBTest, SinkDivertsPoisonAndMiskeyedRecordsAndStaysRight) {
   EXPECT_EQ(quarantined[0].key, other->key);
   EXPECT_EQ(quarantined[0].value, revived_value);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
+}
+
+// Poison bytes in the middle of the stream: the source's own records of a DELETE and an UPDATE, their
+// magic byte damaged (failpoint kafka_source.poison_value), go to <topic>.dlq; the sink commits past
+// them (a later UPDATE of the same row is applied), so the tables keep the deleted row. `binberg dlq`
+// lists the two, refuses to replay them as they are, and replays them re-encoded with the registered
+// schema: the DELETE is applied, the UPDATE only logged (its row holds a newer change), and the
+// tables equal MariaDB's with every event in the changelog once. Replaying again is refused as done;
+// forced, the sink recognizes the duplicate and applies nothing.
+TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink();
+  const nlohmann::json first = workload(61, 1000);
+  wait_for_saved(first["last_gtid"].get<std::string>());
+  wait_for_sink();
+  const auto ids = db_.query(fmt::format("SELECT id FROM {} ORDER BY id LIMIT 2", table_name("orders"))).rows;
+  ASSERT_EQ(ids.size(), 2u);
+  const std::string deleted = *ids[0][0], updated = *ids[1][0];
+  source_.stop(SIGTERM);
+  start_reading(source_, "kafka_source.poison_value=corrupt@1#2");  // the next two records
+  db_.execute(fmt::format("DELETE FROM {} WHERE id = {}", table_name("orders"), deleted));
+  for (const char* quantity : {"quantity + 1000", "quantity + 1"}) {
+    db_.execute(fmt::format("UPDATE {} SET quantity = {}, version = version + 1 WHERE id = {}", table_name("orders"),
+                            quantity, updated));
+  }
+  const nlohmann::json second = workload(62, 500);
+  wait_for_saved(second["last_gtid"].get<std::string>());
+  wait_for_differences(0, 1);  // only the deleted row is still there: the sink went on past the poison
+  ASSERT_TRUE(sink_.running());
+
+  const auto dlq = [&](const std::string& args) {
+    return binberg::testing::run_command(fmt::format("'{}' dlq {} --config '{}' 2>>'{}/dlq.log'; echo \"exit $?\"",
+                                                     BINBERG_CLI, args, config_, dir_.path().string()));
+  };
+  const auto listed = [&] {
+    std::string out = dlq("ls --json");
+    out.resize(out.rfind("exit"));
+    return nlohmann::json::parse(out);
+  };
+  nlohmann::json letters = listed();
+  ASSERT_EQ(letters.size(), 2u) << letters.dump(2);
+  for (const auto& letter : letters) {
+    EXPECT_EQ(letter["topic"], topic("orders"));
+    EXPECT_NE(letter["error"].get<std::string>().find("magic"), std::string::npos) << letter.dump();
+    EXPECT_TRUE(letter["replayed_as"].is_null());
+  }
+  const std::string as_is = dlq("replay --all");
+  EXPECT_NE(as_is.find("--reencode"), std::string::npos) << as_is;
+  EXPECT_NE(as_is.find("exit 1"), std::string::npos) << as_is;
+  const std::string shown = dlq(fmt::format("show --topic {} --offset 0", topic("orders")));
+  EXPECT_NE(shown.find("replay reencoded partition"), std::string::npos) << shown;
+
+  const std::string replayed = dlq("replay --all --reencode");
+  EXPECT_NE(replayed.find("exit 0"), std::string::npos) << replayed;
+  const auto occurrences = [](const std::string& text, const std::string& what) {
+    std::size_t count = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+    return count;
+  };
+  EXPECT_EQ(occurrences(replayed, "replayed to"), 2u) << replayed;
+  wait_for_sink();
+  letters = listed();
+  ASSERT_EQ(letters.size(), 2u);
+  for (const auto& letter : letters) EXPECT_FALSE(letter["replayed_as"].is_null()) << letter.dump();
+  const std::string again = dlq("replay --all --reencode");
+  EXPECT_EQ(occurrences(again, "skipped: replayed already"), 2u) << again;
+  EXPECT_NE(dlq(fmt::format("replay --topic {} --offset 0 --reencode --force", topic("orders"))).find("exit 0"),
+            std::string::npos);
+  ASSERT_TRUE(binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "): duplicate", 60s))
+      << binberg::testing::log_tail(dir_.path() / "sink.log");
+  // The metrics say the same, and once everything is committed no partition lags.
+  const auto url = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "metrics on http://");
+  ASSERT_TRUE(url);
+  std::string metrics;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    metrics = binberg::testing::scrape_metrics("http://" + *url);
+    if (binberg::testing::sample_count(metrics, "binberg_sink_lag_seconds") == 6 &&
+        binberg::testing::sample_sum(metrics, "binberg_sink_lag_seconds") == 0) {
+      break;
+    }
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_EQ(binberg::testing::sample_count(metrics, "binberg_sink_lag_seconds"), 6u) << "two topics, 3 partitions";
+  EXPECT_EQ(binberg::testing::sample_sum(metrics, "binberg_sink_lag_seconds"), 0) << metrics;
+  EXPECT_EQ(binberg::testing::sample_sum(metrics, "binberg_sink_dead_letters_total"), 2);
+  for (const char* verdict : {"applied", "superseded", "duplicate"}) {
+    EXPECT_EQ(
+        binberg::testing::sample_sum(metrics, "binberg_sink_replays_total", {fmt::format("verdict=\"{}\"", verdict)}),
+        1)
+        << verdict;
+  }
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  const auto replays = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "replays: ");
+  ASSERT_TRUE(replays);
+  EXPECT_EQ(replays->substr(0, replays->find(';')), "1 applied, 1 superseded, 1 duplicate") << *replays;
+  EXPECT_EQ(iceberg_differences("accounts"), 0);
+  EXPECT_EQ(iceberg_differences("orders"), 0) << "the superseded UPDATE moved its row back";
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
+  EXPECT_EQ(logged, snapshot_rows + first["events"]["total"].get<std::uint64_t>() +
+                        second["events"]["total"].get<std::uint64_t>() + 3)
+      << "every event once, the replayed ones included";
 }
 
 // The current snapshot id of each of the sink's four tables.

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +20,6 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "iceberg/catalog.h"
@@ -29,11 +27,14 @@
 #include "mysql/connection.h"
 #include "pipeline/source_position.h"
 #include "support/child_process.h"
+#include "support/prometheus.h"
 #include "support/temp_dir.h"
 #include "support/test_services.h"
 
 namespace binberg::pipeline {
 namespace {
+
+using binberg::testing::sample_sum;
 
 using namespace std::chrono_literals;
 
@@ -196,21 +197,6 @@ address = "127.0.0.1:0"
   }
 
   // Sum of the samples of metric NAME whose labels contain every LABELS text (e.g. `op="insert"`).
-  static double sample_sum(const std::string& exposition, const std::string& name,
-                           const std::vector<std::string>& labels = {}) {
-    double sum = 0;
-    std::istringstream in(exposition);
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      const std::string metric = line.substr(0, line.find_first_of("{ "));
-      if (metric != name) continue;
-      bool matches = true;
-      for (const std::string& label : labels) matches = matches && line.find(label) != std::string::npos;
-      if (matches) sum += std::stod(line.substr(line.rfind(' ') + 1));
-    }
-    return sum;
-  }
-
   static std::size_t column(const iceberg::Schema& schema, const std::string& name) {
     for (std::size_t i = 0; i < schema.fields().size(); ++i) {
       if (schema.fields()[i].name == name) return i;
@@ -431,13 +417,8 @@ TEST_F(ReplicateTest, MetricsCountTheEventsApplied) {
   const nlohmann::json summary = gen("--events 3000 --seed 3 --rows-per-statement 3");
   const nlohmann::json report = reconcile();
   expect_equal(report, 4);
-  const std::string url = "http://" + wait_for_log("metrics on http://");
-  const auto slash = url.find('/', 7);
-  httplib::Client client(url.substr(0, slash));
-  const auto response = client.Get(url.substr(slash));
-  ASSERT_TRUE(response) << url;
-  ASSERT_EQ(response->status, 200);
-  const std::string& body = response->body;
+  const std::string body = binberg::testing::scrape_metrics("http://" + wait_for_log("metrics on http://"));
+  ASSERT_FALSE(body.empty());
   const auto& database = binberg::testing::stack().mariadb().database;
   const std::string ours = "table=\"" + database + "." + prefix_ + "_g_";
   EXPECT_EQ(sample_sum(body, "binberg_replicate_events_total", {ours}), summary["events"]["total"].get<double>())
@@ -490,12 +471,9 @@ writer_buffer_mb = 16
   expect_equal(report);
   const double peak = peak_rss_mib(replicate_.pid());
   std::cout << "peak RSS of binberg replicate: " << peak << " MiB\n";
-  const std::string url = "http://" + wait_for_log("metrics on http://");
-  const auto slash = url.find('/', 7);
-  const auto response = httplib::Client(url.substr(0, slash)).Get(url.substr(slash));
-  ASSERT_TRUE(response) << url;
-  EXPECT_EQ(sample_sum(response->body, "binberg_replicate_spilled_transactions_total"), 1);
-  EXPECT_GT(sample_sum(response->body, "binberg_replicate_backpressure_seconds_total"), 0)
+  const std::string body = binberg::testing::scrape_metrics("http://" + wait_for_log("metrics on http://"));
+  EXPECT_EQ(sample_sum(body, "binberg_replicate_spilled_transactions_total"), 1);
+  EXPECT_GT(sample_sum(body, "binberg_replicate_backpressure_seconds_total"), 0)
       << "a 20k-event queue in front of 1.1M events must fill";
   EXPECT_EQ(stop_replicate(SIGTERM), 0);
   // Decoded, the transaction alone is over 1 GiB (two images per update, rows of both tables).
