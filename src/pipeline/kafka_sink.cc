@@ -198,6 +198,9 @@ class KafkaSink::Session {
   // Rebuild mode: every partition reached the original's offsets.
   bool finished() const;
   void handle(const kafka::ConsumedRecord& record);
+  // Throws AbandonedTransaction when RECORD shows its partition's unended transaction was given up.
+  void check_abandoned(const kafka::ConsumedRecord& record, const std::string& txn_id,
+                       const std::optional<mysql::BinlogPosition>& position);
   // Decodes RECORD; nullopt after sending it to the dead-letter topic.
   std::optional<ChangeEvent> decode(const kafka::ConsumedRecord& record);
   // A replayed dead letter (kReplayOfHeader naming ORIGIN), outside every source transaction.
@@ -529,6 +532,27 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
   open_transactions_.set(static_cast<double>(open_.size()));
 }
 
+// A newer transaction while the partition's current one never ended there: the source gave that
+// one up (an at-least-once source that crashed and started over elsewhere, e.g. with a new
+// snapshot). It is dropped whole. A record of an older transaction is a redelivery, not this: a
+// source that starts over from a saved position produces the unended transaction again first.
+void KafkaSink::Session::check_abandoned(const kafka::ConsumedRecord& record, const std::string& txn_id,
+                                         const std::optional<mysql::BinlogPosition>& position) {
+  if (txn_id.empty() || !position) return;
+  const auto current = in_partition_.find({record.topic, record.partition});
+  if (current == in_partition_.end() || current->second.ended || current->second.id.empty() ||
+      current->second.id == txn_id) {
+    return;
+  }
+  const auto open = open_.find(current->second.id);
+  if (open == open_.end() || compare_binlog(*position, open->second.position) <= 0) return;
+  owner_.abandoned_.insert(current->second.id);
+  throw AbandonedTransaction(fmt::format(
+      "{} [{}] offset {}: transaction {} was abandoned by its source; reading again from the committed offsets "
+      "without it",
+      record.topic, record.partition, record.offset, current->second.id));
+}
+
 void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   Table& table = tables_.at(record.topic);
   if (table.rebuild) {  // a rebuild stops where the original stood
@@ -553,6 +577,9 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   const auto txn_header = headers.find(std::string(envelope::kTransactionHeader));
   const std::string txn_id = txn_header == headers.end() ? std::string() : txn_header->second;
   const std::optional<mysql::BinlogPosition> position = header_position(headers);
+  // Before anything may wait: a commit waits for every open transaction, so the record that shows
+  // one was abandoned must not wait behind it.
+  check_abandoned(record, txn_id, position);
   // While draining, a transaction newer than the open ones waits, and so does all after it in its partition.
   if (draining_ && (waiting_partitions_.contains(partition) || waits(txn_id, position))) {
     waiting_.push_back(record);
@@ -582,17 +609,6 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
     ++owner_.stats_.redelivered_by_position;
     redelivered_.counter({"position"}).add();
     return advance();
-  }
-  // A newer transaction while the partition's last one never ended there: the source gave that
-  // one up (an at-least-once source that crashed and started over elsewhere). It is dropped whole.
-  if (auto current = in_partition_.find(partition); current != in_partition_.end() && !current->second.ended &&
-                                                    !current->second.id.empty() && current->second.id != txn_id &&
-                                                    open_.contains(current->second.id)) {
-    owner_.abandoned_.insert(current->second.id);
-    throw AbandonedTransaction(
-        fmt::format("{} [{}] offset {}: transaction {} was abandoned by its source; reading "
-                    "again from the committed offsets without it",
-                    record.topic, record.partition, record.offset, current->second.id));
   }
   map_schema(table, event->schema, record);
   if (const auto problem = key_problem(record, *event)) {

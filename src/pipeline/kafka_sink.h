@@ -32,7 +32,8 @@
 //      two snapshots is that one of its records was a dead letter an operator replayed later.
 //   7. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
 //      and took a new one) is dropped whole: the session rolls back to the committed tables and
-//      reads again without it.
+//      reads again without it. It is recognized before any record may wait for a commit, since
+//      that commit waits for the abandoned transaction (Session::check_abandoned).
 
 #include <chrono>
 #include <cstdint>
