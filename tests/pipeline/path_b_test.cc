@@ -63,11 +63,8 @@ struct TopicChanges {
 class PathBTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& stack = binberg::testing::stack();
-    const auto& mariadb = stack.mariadb();
     prefix_ = binberg::testing::unique_name("pb");
     topic_prefix_ = prefix_ + "cdc";
-    ::setenv("BINBERG_TEST_SOURCE_PASSWORD", mariadb.password.c_str(), 1);
     config_ = (dir_.path() / "binberg.toml").string();
     write_config("exactly-once");
   }
@@ -80,17 +77,8 @@ class PathBTest : public ::testing::Test {
 
   void write_config(const std::string& delivery) {
     const auto& stack = binberg::testing::stack();
-    const auto& mariadb = stack.mariadb();
-    std::ofstream(config_) << fmt::format(R"([source]
-host = "{}"
-port = {}
-user = "{}"
-password_env = "BINBERG_TEST_SOURCE_PASSWORD"
-server_id = {}
-
-[capture]
-include = ["{}.{}_g_*"]
-
+    std::ofstream(config_) << binberg::testing::source_config(6000 + ::getpid() % 10000, prefix_ + "_g_", dir_.path())
+                           << fmt::format(R"(
 [commit]
 interval_ms = 100
 
@@ -104,10 +92,6 @@ source_name = "{}"
 [registry]
 url = "{}"
 
-[iceberg]
-catalog_uri = "sqlite:///{}/catalog.db"
-warehouse = "{}/warehouse"
-
 [sink]
 topics = ["{}", "{}"]
 group_id = "{}-sink"
@@ -115,10 +99,8 @@ group_id = "{}-sink"
 [metrics]
 address = "127.0.0.1:0"
 )",
-                                          mariadb.host, mariadb.port, mariadb.user, 6000 + ::getpid() % 10000,
-                                          mariadb.database, prefix_, stack.kafka_bootstrap_servers(), topic_prefix_,
-                                          delivery, prefix_, stack.registry_url(), dir_.path().string(),
-                                          dir_.path().string(), topic("accounts"), topic("orders"), prefix_);
+                                          stack.kafka_bootstrap_servers(), topic_prefix_, delivery, prefix_,
+                                          stack.registry_url(), topic("accounts"), topic("orders"), prefix_);
   }
 
   void start_sink(const std::string& failpoints = "") {
@@ -269,6 +251,23 @@ address = "127.0.0.1:0"
     EXPECT_EQ(different, 0u) << suffix << ": rows that the replay does not hold as the source does";
   }
 
+  // What workloads wrote: their row events and the last GTID.
+  struct Written {
+    std::uint64_t events = 0;
+    std::string last_gtid;
+    void add(const nlohmann::json& summary) {
+      events += summary["events"]["total"].get<std::uint64_t>();
+      last_gtid = summary["last_gtid"].get<std::string>();
+    }
+  };
+  // KILLS times: PROCESS (started when not running) is SIGKILLed after a random pause of PAUSE_MS
+  // while a workload of EVENTS row events (seeds 1, 2, ...) runs.
+  Written sigkill_under_load(binberg::testing::ChildProcess& process, int kills, int events, std::uint64_t random_seed,
+                             std::pair<int, int> pause_ms);
+  // For each of FAILPOINTS: PROCESS starts with it armed as crash@3 and reads, a workload of EVENTS
+  // at 500 row events/s runs (seeds FIRST_SEED + 1, ...), and the failpoint must kill PROCESS.
+  Written crash_at_each(binberg::testing::ChildProcess& process, const std::vector<const char*>& failpoints,
+                        int first_seed, int events);
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
   std::vector<std::int64_t> current_snapshots();
   std::size_t records_in_topics();
@@ -463,52 +462,63 @@ nlohmann::json PathBTest::workload(int seed, int events, int rate) {
                          seed, events, rate));
 }
 
+PathBTest::Written PathBTest::sigkill_under_load(binberg::testing::ChildProcess& process, int kills, int events,
+                                                 std::uint64_t random_seed, std::pair<int, int> pause_ms) {
+  const bool source = &process == &source_;
+  std::mt19937_64 random(random_seed);
+  std::uniform_int_distribution<int> pause(pause_ms.first, pause_ms.second);
+  Written written;
+  for (int kill = 0; kill < kills; ++kill) {
+    if (!process.running()) source ? start_source() : start_sink();
+    nlohmann::json summary;
+    std::thread writer([&] { summary = workload(kill + 1, events); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause(random)));
+    EXPECT_EQ(process.stop(SIGKILL), -SIGKILL)
+        << (source ? "source" : "sink") << " exited before kill " << kill << "\n"
+        << binberg::testing::log_tail(dir_.path() / (source ? "source.log" : "sink.log"));
+    writer.join();
+    written.add(summary);
+  }
+  return written;
+}
+
+PathBTest::Written PathBTest::crash_at_each(binberg::testing::ChildProcess& process,
+                                            const std::vector<const char*>& failpoints, int first_seed, int events) {
+  const bool source = &process == &source_;
+  if (source) source_.stop(SIGTERM);
+  Written written;
+  int seed = first_seed;
+  for (const char* failpoint : failpoints) {
+    start_reading(process, fmt::format("{}=crash@3", failpoint));
+    const nlohmann::json summary = workload(++seed, events, 500);
+    EXPECT_EQ(process.wait_for_exit(60s), -SIGKILL)
+        << failpoint << " did not crash the " << (source ? "source" : "sink") << "\n"
+        << binberg::testing::log_tail(dir_.path() / (source ? "source.log" : "sink.log")) << "\ngen:\n"
+        << binberg::testing::log_tail(dir_.path() / "gen.log") << summary.dump();
+    written.add(summary);
+  }
+  return written;
+}
+
 TEST_F(PathBTest, ExactlyOnceDeliversEveryRowEventOnceAcrossSigkills) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
-  std::mt19937_64 random(11);
-  std::uniform_int_distribution<int> pause_ms(200, 1200);
-  std::uint64_t events = 0;
-  std::string last_gtid;
-  for (int kill = 0; kill < 5; ++kill) {
-    if (!source_.running()) start_source();
-    nlohmann::json summary;
-    std::thread writer([&] { summary = workload(kill + 1, 3000); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random)));
-    EXPECT_EQ(source_.stop(SIGKILL), -SIGKILL) << "source exited before kill " << kill << "\n"
-                                               << binberg::testing::log_tail(dir_.path() / "source.log");
-    writer.join();
-    events += summary["events"]["total"].get<std::uint64_t>();
-    last_gtid = summary["last_gtid"].get<std::string>();
-  }
+  const Written written = sigkill_under_load(source_, 5, 3000, 11, {200, 1200});
   start_source();
-  wait_for_saved(last_gtid);
+  wait_for_saved(written.last_gtid);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
-  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, events), 0u) << "exactly-once repeated records";
+  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, written.events), 0u) << "exactly-once repeated records";
 }
 
 // A crash at each step of a save (records produced, position record sent, transaction committed)
 // loses and repeats nothing: an uncommitted transaction is aborted and produced again.
 TEST_F(PathBTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
-  source_.stop(SIGTERM);
-  std::uint64_t events = 0;
-  std::string last_gtid;
-  int seed = 0;
-  for (const char* failpoint :
-       {"kafka_source.before_save", "kafka.before_commit_transaction", "kafka_source.after_save"}) {
-    start_reading(source_, fmt::format("{}=crash@3", failpoint));
-    const nlohmann::json summary = workload(++seed, 2000, 500);
-    EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL)
-        << failpoint << " did not crash the source\n"
-        << binberg::testing::log_tail(dir_.path() / "source.log") << "\ngen:\n"
-        << binberg::testing::log_tail(dir_.path() / "gen.log") << summary.dump();
-    events += summary["events"]["total"].get<std::uint64_t>();
-    last_gtid = summary["last_gtid"].get<std::string>();
-  }
+  const Written written = crash_at_each(
+      source_, {"kafka_source.before_save", "kafka.before_commit_transaction", "kafka_source.after_save"}, 0, 2000);
   start_source();
-  wait_for_saved(last_gtid);
+  wait_for_saved(written.last_gtid);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
-  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, events), 0u) << "exactly-once repeated records";
+  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, written.events), 0u) << "exactly-once repeated records";
 }
 
 // At-least-once: a crash after the records were acknowledged but before their position was saved
@@ -568,53 +578,31 @@ TEST_F(PathBTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
 TEST_F(PathBTest, SinkAppliesEveryChangeOnceInWholeTransactionsAcrossSigkills) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
   start_sink();
-  std::mt19937_64 random(21);
-  std::uniform_int_distribution<int> pause_ms(300, 1500);
-  std::uint64_t events = 0;
-  std::string last_gtid;
-  for (int kill = 0; kill < 4; ++kill) {
-    if (!sink_.running()) start_sink();
-    nlohmann::json summary;
-    std::thread writer([&] { summary = workload(kill + 1, 2500); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random)));
-    EXPECT_EQ(sink_.stop(SIGKILL), -SIGKILL) << "sink exited before kill " << kill << "\n"
-                                             << binberg::testing::log_tail(dir_.path() / "sink.log");
-    writer.join();
-    events += summary["events"]["total"].get<std::uint64_t>();
-    last_gtid = summary["last_gtid"].get<std::string>();
-  }
+  const Written written = sigkill_under_load(sink_, 4, 2500, 21, {300, 1500});
   start_sink();
-  wait_for_saved(last_gtid);
+  wait_for_saved(written.last_gtid);
   wait_for_sink();
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   expect_group_offsets_match_tables();
   const std::size_t logged =
       expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
-  EXPECT_EQ(logged, snapshot_rows + events) << "every snapshot row and row event in a changelog, once";
+  EXPECT_EQ(logged, snapshot_rows + written.events) << "every snapshot row and row event in a changelog, once";
 }
 
 // A crash of the sink at each step of its commit (before it, inside the catalog transaction,
 // right after it) changes nothing: a restart resumes from the offsets the tables record.
 TEST_F(PathBTest, SinkCrashAtEveryCommitStepResumesExactlyOnce) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
-  std::uint64_t events = 0;
-  std::string last_gtid;
-  int seed = 10;
-  for (const char* failpoint : {"sink.before_commit", "iceberg.catalog.before_commit", "sink.after_commit"}) {
-    start_reading(sink_, fmt::format("{}=crash@3", failpoint));
-    const nlohmann::json summary = workload(++seed, 1500, 500);
-    EXPECT_EQ(sink_.wait_for_exit(60s), -SIGKILL) << failpoint << " did not crash the sink";
-    events += summary["events"]["total"].get<std::uint64_t>();
-    last_gtid = summary["last_gtid"].get<std::string>();
-  }
+  const Written written =
+      crash_at_each(sink_, {"sink.before_commit", "iceberg.catalog.before_commit", "sink.after_commit"}, 10, 1500);
   start_sink();
-  wait_for_saved(last_gtid);
+  wait_for_saved(written.last_gtid);
   wait_for_sink();
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   const std::size_t logged =
       expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
-  EXPECT_EQ(logged, snapshot_rows + events);
+  EXPECT_EQ(logged, snapshot_rows + written.events);
 }
 
 // The broker is SIGKILLed under load and started again: the source and the sink ride it out
@@ -649,28 +637,11 @@ class PathParityTest : public PathBTest, public ::testing::WithParamInterface<co
 TEST_P(PathParityTest, BothPathsWriteTheSameTables) {
   const bool at_least_once = std::string(GetParam()) == "at-least-once";
   write_config(GetParam());
-  const auto& mariadb = binberg::testing::stack().mariadb();
   std::filesystem::create_directories(dir_.path() / "a");
   const std::string config_a = (dir_.path() / "a" / "binberg.toml").string();
-  std::ofstream(config_a) << fmt::format(R"([source]
-host = "{}"
-port = {}
-user = "{}"
-password_env = "BINBERG_TEST_SOURCE_PASSWORD"
-server_id = {}
-
-[capture]
-include = ["{}.{}_g_*"]
-
-[iceberg]
-catalog_uri = "sqlite:///{}/a/catalog.db"
-warehouse = "{}/a/warehouse"
-
-[commit]
-interval_ms = 200
-)",
-                                         mariadb.host, mariadb.port, mariadb.user, 7000 + ::getpid() % 10000,
-                                         mariadb.database, prefix_, dir_.path().string(), dir_.path().string());
+  std::ofstream(config_a) << binberg::testing::source_config(7000 + ::getpid() % 10000, prefix_ + "_g_",
+                                                             dir_.path() / "a")
+                          << "\n[commit]\ninterval_ms = 200\n";
   load_and_snapshot();
   binberg::testing::ChildProcess replicate;
   replicate.start({BINBERG_CLI, "replicate", "--config", config_a}, dir_.path() / "replicate.log");
@@ -893,6 +864,64 @@ TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
   EXPECT_EQ(logged, snapshot_rows + first["events"]["total"].get<std::uint64_t>() +
                         second["events"]["total"].get<std::uint64_t>() + 3)
       << "every event once, the replayed ones included";
+}
+
+// An at-least-once source killed inside its initial snapshot leaves part of that snapshot in Kafka,
+// a transaction that never ends; started again after the tables changed, it takes a new snapshot
+// (at the same position it would repeat the same one, which the sink takes as redelivery). The
+// sink drops the abandoned transaction whole: the tables hold the new snapshot's rows only, once.
+TEST_F(PathBTest, SinkDropsASnapshotItsSourceAbandonedWhole) {
+  write_config("at-least-once");
+  std::ofstream(config_, std::ios::app) << "\n[replicator]\nsnapshot_chunk_rows = 50\n";
+  gen("--create --initial-rows 500 --transactions 1");
+  start_sink();
+  // A pause after the 4th chunk lets the producer deliver what came before; the 300th record kills it.
+  start_source("source.snapshot.after_chunk=delay(3000)@4#1;kafka_source.poison_value=crash@300");
+  ASSERT_EQ(source_.wait_for_exit(120s), -SIGKILL) << binberg::testing::log_tail(dir_.path() / "source.log");
+  std::vector<kafka::PartitionStart> partitions;
+  for (const char* suffix : {"accounts", "orders"}) {
+    for (std::int32_t partition = 0; partition < 3; ++partition) partitions.push_back({topic(suffix), partition, 0});
+  }
+  std::set<std::string> first_snapshot;  // the abandoned transaction
+  std::size_t first_records = 0, ended = 0;
+  for (const auto& record :
+       kafka::read_to_end(kafka::ConsumerOptions{kafka_options(), prefix_ + "-raw", true}, partitions, 60s)) {
+    for (const auto& header : record.headers) {
+      if (header.name == envelope::kTransactionHeader) first_snapshot.insert(header.value);
+      if (header.name == envelope::kTransactionEndHeader) ++ended;
+    }
+    ++first_records;
+  }
+  ASSERT_EQ(first_snapshot.size(), 1u) << "the killed source's snapshot is in Kafka\n"
+                                       << binberg::testing::log_tail(dir_.path() / "source.log");
+  ASSERT_GT(first_records, 0u);
+  ASSERT_LT(first_records, 1000u) << "only part of it";
+  ASSERT_EQ(ended, 0u) << "and it never ended";
+
+  const nlohmann::json meanwhile = workload(70, 50);
+  std::uint64_t rows = 0;
+  for (const char* suffix : {"accounts", "orders"}) {
+    rows += std::stoull(*db_.scalar("SELECT COUNT(*) FROM " + table_name(suffix)));
+  }
+  start_source();
+  wait_for_saved(meanwhile["last_gtid"].get<std::string>());  // the new snapshot, before the workload
+  const nlohmann::json summary = workload(71, 500);
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  EXPECT_TRUE(binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "was abandoned by its source"))
+      << binberg::testing::log_tail(dir_.path() / "sink.log");
+  const auto accounts = expect_changelog_whole_and_unique("accounts");
+  const auto orders = expect_changelog_whole_and_unique("orders");
+  std::size_t snapshot_rows = 0;
+  for (const auto* events : {&accounts, &orders}) {
+    for (const std::string& id : *events) {
+      EXPECT_FALSE(id.starts_with(*first_snapshot.begin() + ":")) << id << " belongs to the abandoned snapshot";
+      if (id.starts_with("snapshot:")) ++snapshot_rows;
+    }
+  }
+  EXPECT_EQ(snapshot_rows, rows) << "the new snapshot, each row once";
+  EXPECT_EQ(accounts.size() + orders.size(), rows + summary["events"]["total"].get<std::uint64_t>());
 }
 
 // The current snapshot id of each of the sink's four tables.

@@ -41,7 +41,6 @@ using namespace std::chrono_literals;
 class ReplicateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& mariadb = binberg::testing::stack().mariadb();
     prefix_ = binberg::testing::unique_name("pa");
     orders_ = prefix_ + "_orders";
     lines_ = prefix_ + "_lines";
@@ -53,30 +52,15 @@ class ReplicateTest : public ::testing::Test {
         "CREATE TABLE {} (order_id BIGINT, line INT, sku VARBINARY(16), qty INT UNSIGNED, PRIMARY KEY (order_id, "
         "line))",
         lines_));
-    ::setenv("BINBERG_TEST_SOURCE_PASSWORD", mariadb.password.c_str(), 1);
     config_ = (dir_.path() / "binberg.toml").string();
-    std::ofstream(config_) << fmt::format(R"([source]
-host = "{}"
-port = {}
-user = "{}"
-password_env = "BINBERG_TEST_SOURCE_PASSWORD"
-server_id = {}
-
-[capture]
-include = ["{}.{}_*"]
-
-[iceberg]
-catalog_uri = "sqlite:///{}/catalog.db"
-warehouse = "{}/warehouse"
-
+    std::ofstream(config_) << binberg::testing::source_config(5000 + ::getpid() % 10000, prefix_ + "_", dir_.path())
+                           << R"(
 [commit]
 interval_ms = 200
 
 [metrics]
 address = "127.0.0.1:0"
-)",
-                                          mariadb.host, mariadb.port, mariadb.user, 5000 + ::getpid() % 10000,
-                                          mariadb.database, prefix_, dir_.path().string(), dir_.path().string());
+)";
   }
 
   void TearDown() override {

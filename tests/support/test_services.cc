@@ -1,5 +1,7 @@
 #include "support/test_services.h"
 
+#include <fmt/format.h>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -32,6 +34,27 @@ mysql::ConnectionOptions mariadb_admin_options() {
 }
 mysql::ConnectionOptions mariadb_replication_options() {
   return services::mariadb_options(stack().mariadb(), services::MariadbRole::kReplication);
+}
+
+std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir) {
+  const auto& mariadb = stack().mariadb();
+  ::setenv("BINBERG_TEST_SOURCE_PASSWORD", mariadb.password.c_str(), 1);
+  return fmt::format(R"([source]
+host = "{}"
+port = {}
+user = "{}"
+password_env = "BINBERG_TEST_SOURCE_PASSWORD"
+server_id = {}
+
+[capture]
+include = ["{}.{}*"]
+
+[iceberg]
+catalog_uri = "sqlite:///{}/catalog.db"
+warehouse = "{}/warehouse"
+)",
+                     mariadb.host, mariadb.port, mariadb.user, server_id, mariadb.database, table_prefix, dir.string(),
+                     dir.string());
 }
 
 std::string unique_name(const std::string& prefix) {

@@ -3,6 +3,8 @@
 // Access to the stack the `services` ctest fixture started. A test that needs a service and cannot
 // find it fails: a missing service is never reported as a pass or a skip.
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "mysql/connection.h"
@@ -24,6 +26,11 @@ void kill_service(const std::string& service);
 void start_service(const std::string& service);
 // Both, for MariaDB.
 void kill_and_restart_mariadb();
+
+// The [source], [capture] and [iceberg] sections of a binberg configuration for the stack's MariaDB
+// (its password from $BINBERG_TEST_SOURCE_PASSWORD, set here), capturing the tables whose names
+// start with TABLE_PREFIX in the stack's database, with catalog.db and warehouse/ in DIR.
+std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir);
 
 // Runs a shell command and returns its stdout; fails the test (via exception) on non-zero exit.
 std::string run_command(const std::string& command);
