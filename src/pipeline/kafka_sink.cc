@@ -177,6 +177,10 @@ class KafkaSink::Session {
     std::unique_ptr<iceberg::TableWriter> state, changelog;
     std::optional<RowMapping> mapping;
     bool dirty = false;
+    // The newest change applied to these tables (kSinkTableNewestProperty), and the one the
+    // committed snapshot claims as its source position (kBinlogFileProperty...), if it claims one.
+    std::optional<Coordinates> newest, claimed;
+    std::string newest_gtid;
     std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
     const SinkRebuildTopic* rebuild = nullptr;             // rebuild mode: where it starts and stops
   };
@@ -230,6 +234,10 @@ class KafkaSink::Session {
     }
   }
   void commit();
+  bool claimable(const Table& table) const;
+  bool claim_missing(const Table& table) const;
+  // A table became claimable at a position its committed snapshot does not claim yet.
+  bool claim_due() const;
   void commit_group_offsets();
   void update_lag();
 
@@ -299,6 +307,13 @@ void KafkaSink::Session::open() {
       if (const iceberg::Snapshot* snapshot = changelog.metadata.current_snapshot()) {
         if (auto offsets = snapshot->summary.find(kSinkOffsetsProperty); offsets != snapshot->summary.end()) {
           table.committed = parse_progress(offsets->second, "table " + it->second.to_string());
+        }
+        if (auto newest = snapshot->summary.find(kSinkTableNewestProperty); newest != snapshot->summary.end()) {
+          table.newest = Coordinates::parse(newest->second);
+          table.newest_gtid = snapshot->summary.count(kSinkTableNewestGtidProperty) != 0
+                                  ? snapshot->summary.at(kSinkTableNewestGtidProperty)
+                                  : "";
+          if (SourcePosition::from_summary(snapshot->summary)) table.claimed = table.newest;
         }
       }
     }
@@ -456,6 +471,10 @@ void KafkaSink::Session::apply(Table& table, ChangeEvent event, const std::strin
     newest_ = at;
     newest_gtid_ = event.source.gtid;
     newest_commit_ms_ = event.source.commit_ts_ms;
+  }
+  if (!table.newest || compare(at, *table.newest) > 0) {
+    table.newest = at;
+    table.newest_gtid = event.source.gtid;
   }
   const RowMapping& mapping = *table.mapping;
   if (key_change.empty()) {
@@ -695,6 +714,28 @@ KafkaSink::Session::ReplayVerdict KafkaSink::Session::judge_replay(const kafka::
   return superseded ? ReplayVerdict::kSuperseded : ReplayVerdict::kApply;
 }
 
+// Whether TABLE's tables, once what was read is committed, equal the source table at the position
+// of the newest change they hold: every partition of its topic read to its end (nothing waits),
+// and that position not claimed yet. A change older than it cannot be missing: the source
+// produces in source order, and `binberg reconcile` still checks the binlog up to its own point.
+bool KafkaSink::Session::claimable(const Table& table) const {
+  if (!table.newest || table.rebuild) return false;
+  for (std::int32_t partition = 0; partition < table.partitions; ++partition) {
+    if (!consumer_->at_end(table.topic, partition) || waiting_partitions_.contains({table.topic, partition})) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool KafkaSink::Session::claim_missing(const Table& table) const {
+  return table.changelog && claimable(table) && (!table.claimed || compare(*table.newest, *table.claimed) != 0);
+}
+
+bool KafkaSink::Session::claim_due() const {
+  return std::any_of(tables_.begin(), tables_.end(), [&](const auto& entry) { return claim_missing(entry.second); });
+}
+
 void KafkaSink::Session::commit() {
   std::vector<iceberg::TableWriter*> writers;
   std::vector<iceberg::PreparedCommit> prepared;
@@ -704,7 +745,10 @@ void KafkaSink::Session::commit() {
   for (auto& [topic, table] : tables_) {
     if (!table.changelog) continue;  // nothing decodable arrived yet: no table to hold offsets
     const std::string progress = progress_json(table.progress);
-    if (!table.dirty && progress == progress_json(table.committed)) continue;
+    // Every snapshot committed while the table is caught up claims its position, a rewrite of
+    // older keys (a replay) included; one that only claims is committed when none does yet.
+    const bool claim = claimable(table);
+    if (!table.dirty && progress == progress_json(table.committed) && !claim_missing(table)) continue;
     for (auto& [id, half] : table.key_change_halves) {  // a lone half (its partner not sunk here)
       table.changelog->append(table.mapping->changelog_row(half));
     }
@@ -714,6 +758,16 @@ void KafkaSink::Session::commit() {
     if (newest_) {
       summary[kSinkNewestGtidProperty] = newest_gtid_;
       summary[kSinkNewestCommitProperty] = std::to_string(newest_commit_ms_);
+    }
+    if (table.newest) {
+      summary[kSinkTableNewestProperty] = table.newest->to_string();
+      summary[kSinkTableNewestGtidProperty] = table.newest_gtid;
+    }
+    if (claim) {
+      const SourcePosition position{table.newest->binlog, table.newest_gtid.empty()
+                                                              ? mysql::GtidPosition{}
+                                                              : mysql::GtidPosition::parse(table.newest_gtid)};
+      summary.merge(position.to_summary());
     }
     if (table.state) {
       writers.push_back(table.state.get());
@@ -731,6 +785,7 @@ void KafkaSink::Session::commit() {
   for (Table* table : committed) {
     table->committed = table->progress;
     table->dirty = false;
+    table->claimed = claimable(*table) ? table->newest : std::nullopt;
   }
   commit_group_offsets();
   ++owner_.stats_.commits;
@@ -805,8 +860,9 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
     const auto since = Clock::now() - last_commit;
     // Records that changed nothing (redelivered, diverted) are committed too, at the interval, so
     // the tables' offsets and the lag they show reach the partition's end.
-    if (!draining_ && (pending_changes_ >= options_.commit.max_events ||
-                       ((pending_changes_ > 0 || offsets_moved_) && since >= options_.commit.interval))) {
+    if (!draining_ &&
+        (pending_changes_ >= options_.commit.max_events ||
+         ((pending_changes_ > 0 || offsets_moved_ || claim_due()) && since >= options_.commit.interval))) {
       start_draining();
       draining_since = Clock::now();
     }

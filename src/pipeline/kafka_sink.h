@@ -34,6 +34,9 @@
 //      and took a new one) is dropped whole: the session rolls back to the committed tables and
 //      reads again without it. It is recognized before any record may wait for a commit, since
 //      that commit waits for the abandoned transaction (Session::check_abandoned).
+//   8. A snapshot claims a source position (that of the newest change its table holds) only when
+//      every partition of the table's topic was read to its end (Session::claimable): then no
+//      older change of the table can be outside it. `binberg reconcile` compares such snapshots.
 
 #include <chrono>
 #include <cstdint>
@@ -62,6 +65,12 @@ inline constexpr const char* kSinkGroupProperty = "binberg.sink.group";      // 
 // older transactions of other partitions may still be on their way. Freshness is measured by it.
 inline constexpr const char* kSinkNewestGtidProperty = "binberg.sink.newest-gtid";
 inline constexpr const char* kSinkNewestCommitProperty = "binberg.sink.newest-source-commit-ms";
+
+// Snapshot summary, per table: the coordinates and GTID of the newest change applied to it. When
+// the sink has read every partition of the table's topic to its end, the snapshot also claims that
+// position as its source position (source_position.h), which `binberg reconcile` checks.
+inline constexpr const char* kSinkTableNewestProperty = "binberg.sink.table-newest";
+inline constexpr const char* kSinkTableNewestGtidProperty = "binberg.sink.table-newest-gtid";
 
 // Table property of rebuilt tables (`binberg sink --rebuild`): the changelog table they rebuild.
 // Rebuilt tables and a sink's own tables never mix: each finds only its kind.

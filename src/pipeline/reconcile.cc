@@ -14,6 +14,7 @@
 #include "mysql/ddl_statement.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/transaction_reader.h"
+#include "pipeline/kafka_sink.h"
 #include "pipeline/table_mapping.h"
 
 namespace binberg::pipeline {
@@ -70,12 +71,23 @@ std::optional<SourcePosition> position_of(const iceberg::Snapshot& snapshot) {
   return SourcePosition::from_summary(snapshot.summary);
 }
 
+// Whether `binberg sink` writes TABLE: its snapshots claim a source position only when the sink had
+// read the table's topic to its end (kafka_sink.h), so the others record none.
+bool written_by_sink(const iceberg::LoadedTable& table) {
+  return table.metadata.properties.contains(kSinkTopicProperty);
+}
+
 // The latest snapshot of TABLE at or before P (following the parents of the current one).
 const iceberg::Snapshot* snapshot_at_or_before(const iceberg::LoadedTable& table, const SourcePosition& p) {
   for (const iceberg::Snapshot* snapshot = table.metadata.current_snapshot(); snapshot != nullptr;
        snapshot = snapshot->parent_snapshot_id ? table.metadata.find_snapshot(*snapshot->parent_snapshot_id)
                                                : nullptr) {
     const auto position = position_of(*snapshot);
+    if (!position && written_by_sink(table)) {
+      // The sink is between two points it can claim: wait for the next rather than compare its last.
+      if (snapshot == table.metadata.current_snapshot()) return nullptr;
+      continue;
+    }
     if (!position)
       fail("table {}: snapshot {} records no source position", table.id.to_string(), snapshot->snapshot_id);
     if (compare_binlog(position->binlog, p.binlog) <= 0) return snapshot;
@@ -342,7 +354,13 @@ ReconcileReport reconcile(const ReconcileOptions& options, iceberg::Catalog& cat
         ++t;
       }
     }
-    if (options.changelog_table) report.audit = audit_changelog(options, catalog, charsets, report.table_position);
+    if (options.changelog_table && written_by_sink(table)) {
+      spdlog::warn(
+          "reconcile {}: the event-id audit of tables binberg sink writes is not built yet; rows compared only",
+          report.iceberg_table);
+    } else if (options.changelog_table) {
+      report.audit = audit_changelog(options, catalog, charsets, report.table_position);
+    }
     return report;
   }
 }

@@ -269,6 +269,16 @@ address = "127.0.0.1:0"
   Written crash_at_each(binberg::testing::ChildProcess& process, const std::vector<const char*>& failpoints,
                         int first_seed, int events);
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
+  // `binberg reconcile --json` on the sink's tables: its report, and its exit code in EXIT_CODE.
+  nlohmann::json reconcile(int& exit_code) {
+    std::string out = binberg::testing::run_command(
+        fmt::format("'{}' reconcile --config '{}' --json --wait 60 2>>'{}/reconcile.log'; echo \"exit $?\"",
+                    BINBERG_CLI, config_, dir_.path().string()));
+    const auto exit_at = out.rfind("exit ");
+    exit_code = std::stoi(out.substr(exit_at + 5));
+    out.resize(exit_at);
+    return out.empty() ? nlohmann::json() : nlohmann::json::parse(out);
+  }
   std::vector<std::int64_t> current_snapshots();
   std::size_t records_in_topics();
   std::uint64_t load_and_snapshot();
@@ -791,6 +801,17 @@ TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
   wait_for_saved(second["last_gtid"].get<std::string>());
   wait_for_differences(0, 1);  // only the deleted row is still there: the sink went on past the poison
   ASSERT_TRUE(sink_.running());
+  // binberg reconcile sees it too, at a consistent point the sink's snapshots claim.
+  int exit_code = 0;
+  nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 3) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
+  ASSERT_EQ(report["tables"].size(), 2u) << report.dump(2);
+  for (const auto& table : report["tables"]) {
+    const bool orders = table["source"]["table"].get<std::string>().ends_with(table_name("orders"));
+    EXPECT_EQ(table["verdict"], orders ? "different" : "equal") << table.dump(2);
+    EXPECT_EQ(table["diff"]["extra"], orders ? 1 : 0) << table.dump(2);
+    EXPECT_EQ(table["diff"]["missing"], 0) << table.dump(2);
+  }
 
   const auto dlq = [&](const std::string& args) {
     return binberg::testing::run_command(fmt::format("'{}' dlq {} --config '{}' 2>>'{}/dlq.log'; echo \"exit $?\"",
@@ -823,6 +844,9 @@ TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
   };
   EXPECT_EQ(occurrences(replayed, "replayed to"), 2u) << replayed;
   wait_for_sink();
+  report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
+  EXPECT_EQ(report["verdict"], "equal");
   letters = listed();
   ASSERT_EQ(letters.size(), 2u);
   for (const auto& letter : letters) EXPECT_FALSE(letter["replayed_as"].is_null()) << letter.dump();
