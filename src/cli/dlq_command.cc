@@ -260,7 +260,8 @@ Command add_dlq_command(CLI::App& app) {
   replay->add_flag("--reencode", args->reencode,
                    "read the Avro body with a registered schema of the topic (a wrong magic byte or schema id)");
   replay->add_option("--schema-id", args->schema_id, "with --reencode: this schema instead of the latest version");
-  replay->add_flag("--force", args->force, "replay even what was replayed before (the sink still applies it once)");
+  replay->add_flag("--force", args->force,
+                   "replay even what was replayed before (the sink recognizes the repeat and skips it)");
   return Command{command, [args, ls, show, replay] {
                    if (ls->parsed()) return run_ls(*args);
                    if (show->parsed()) return run_show(*args);

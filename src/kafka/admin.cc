@@ -10,7 +10,8 @@ namespace binberg::kafka {
 namespace {
 
 std::unique_ptr<RdKafka::Producer> admin_handle(const ClientOptions& options) {
-  auto conf = make_config(options, {{"client.id", "binberg-admin"}});
+  // Asking about a topic must never create it (a producer's default on brokers that allow it).
+  auto conf = make_config(options, {{"client.id", "binberg-admin"}, {"allow.auto.create.topics", "false"}});
   std::string error;
   std::unique_ptr<RdKafka::Producer> handle(RdKafka::Producer::create(conf.get(), error));
   if (!handle) fail("kafka {}: cannot create admin client: {}", options.bootstrap_servers, error);

@@ -2,6 +2,7 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -158,8 +159,14 @@ std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) 
   return to_record(*message);
 }
 
-std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const std::vector<PartitionStart>& partitions,
-                                        std::chrono::milliseconds timeout) {
+namespace {
+
+// Every record of PARTITIONS from their start offsets up to their ends, or up to (not including)
+// the offset UNTIL names for a partition where it names one.
+std::vector<ConsumedRecord> read_partitions(const ConsumerOptions& options,
+                                            const std::vector<PartitionStart>& partitions,
+                                            const std::map<std::pair<std::string, std::int32_t>, std::int64_t>& until,
+                                            std::chrono::milliseconds timeout) {
   const auto consumer = create_consumer(options, true);
   assign_partitions(*consumer, partitions, options.client.bootstrap_servers);
   std::set<std::pair<std::string, std::int32_t>> open;
@@ -174,9 +181,13 @@ std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const st
     }
     std::unique_ptr<RdKafka::Message> message(consumer->consume(100));
     switch (message->err()) {
-      case RdKafka::ERR_NO_ERROR:
-        records.push_back(to_record(*message));
+      case RdKafka::ERR_NO_ERROR: {
+        const std::pair<std::string, std::int32_t> partition{message->topic_name(), message->partition()};
+        const auto stop = until.find(partition);
+        if (stop == until.end() || message->offset() < stop->second) records.push_back(to_record(*message));
+        if (stop != until.end() && message->offset() + 1 >= stop->second) open.erase(partition);
         break;
+      }
       case RdKafka::ERR__PARTITION_EOF:
         open.erase({message->topic_name(), message->partition()});
         break;
@@ -192,6 +203,19 @@ std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const st
   }
   consumer->close();
   return records;
+}
+
+}  // namespace
+
+std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const std::vector<PartitionStart>& partitions,
+                                        std::chrono::milliseconds timeout) {
+  return read_partitions(options, partitions, {}, timeout);
+}
+
+std::vector<ConsumedRecord> read_range(const ConsumerOptions& options, const PartitionStart& from, std::int64_t until,
+                                       std::chrono::milliseconds timeout) {
+  if (from.offset >= until) return {};
+  return read_partitions(options, {from}, {{{from.topic, from.partition}, until}}, timeout);
 }
 
 }  // namespace binberg::kafka

@@ -84,5 +84,9 @@ class Consumer {
 // hold nothing back). Throws Error when the ends are not reached within TIMEOUT.
 std::vector<ConsumedRecord> read_to_end(const ConsumerOptions& options, const std::vector<PartitionStart>& partitions,
                                         std::chrono::milliseconds timeout);
+// The records of one partition from FROM up to (not including) offset UNTIL, or to the partition's
+// end if that comes first. Throws Error when neither is reached within TIMEOUT.
+std::vector<ConsumedRecord> read_range(const ConsumerOptions& options, const PartitionStart& from, std::int64_t until,
+                                       std::chrono::milliseconds timeout);
 
 }  // namespace binberg::kafka

@@ -155,10 +155,23 @@ kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding
     out.partition = 0;  // the source keeps a keyless table in one partition
   } else {
     const RowImage key = primary_key_of(table, event.after ? *event.after : *event.before);
-    const registry::SubjectVersion key_schema = decoder.registry().latest_version(registry::key_subject(out.topic));
-    out.key = avro::encode_wire_message(key_schema.id, avro::Schema::parse(key_schema.schema),
-                                        envelope::key_datum(table, key));
-    out.partition = kafka::partition_for_key(*out.key, partitions);
+    bool original_key = false;  // its own key bytes name its row: they keep it in its key's partition
+    try {
+      original_key =
+          dead.record.key && decoder.key(*dead.record.key, table) == key && dead.origin.partition < partitions;
+    } catch (const registry::RegistryError& error) {
+      if (error.http_status() != 404) throw;
+    } catch (const Error&) {
+    }
+    if (original_key) {
+      out.key = dead.record.key;
+      out.partition = dead.origin.partition;
+    } else {
+      const registry::SubjectVersion key_schema = decoder.registry().latest_version(registry::key_subject(out.topic));
+      out.key = avro::encode_wire_message(key_schema.id, avro::Schema::parse(key_schema.schema),
+                                          envelope::key_datum(table, key));
+      out.partition = kafka::partition_for_key(*out.key, partitions);
+    }
   }
   static const std::vector<std::string_view> kDropped = {kErrorHeader,
                                                          kOriginHeader,

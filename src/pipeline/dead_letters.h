@@ -98,10 +98,11 @@ struct ReplayEncoding {
   std::optional<std::int32_t> schema_id;  // reencode: this id instead of the subject's latest version
 };
 
-// The record that replays DEAD into the topic it came from, split into PARTITIONS by key: its
-// value (ENCODING), the key of the row it carries encoded with the topic's registered key schema,
-// its original headers less the sink's and the transaction's (a replay stands alone), plus
-// kReplayOfHeader. Throws Error saying why the dead letter cannot be replayed as asked.
+// The record that replays DEAD into the topic it came from: its value (ENCODING); its own key and
+// partition when that key decodes to the primary key of the row it carries (so it joins the key's
+// other changes), else that key encoded with the topic's latest key schema and partitioned among
+// PARTITIONS as the source does; its original headers less the sink's and the transaction's (a
+// replay stands alone), plus kReplayOfHeader. Throws Error saying why it cannot be replayed as asked.
 kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding& encoding, RecordDecoder& decoder,
                                     std::int32_t partitions);
 

@@ -181,6 +181,8 @@ class KafkaSink::Session {
     // committed snapshot claims as its source position (kBinlogFileProperty...), if it claims one.
     std::optional<Coordinates> newest, claimed;
     std::string newest_gtid;
+    // By partition: when the first record read past the committed offset was written to Kafka.
+    std::map<std::int32_t, std::int64_t> pending_since_ms;
     std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
     const SinkRebuildTopic* rebuild = nullptr;             // rebuild mode: where it starts and stops
   };
@@ -208,7 +210,7 @@ class KafkaSink::Session {
   // Decodes RECORD; nullopt after sending it to the dead-letter topic.
   std::optional<ChangeEvent> decode(const kafka::ConsumedRecord& record);
   // A replayed dead letter (kReplayOfHeader naming ORIGIN), outside every source transaction.
-  void replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event, const std::string& origin);
+  void replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event, const RecordOrigin& origin);
   enum class ReplayVerdict { kApply, kSuperseded, kDuplicate };
   ReplayVerdict judge_replay(const kafka::ConsumedRecord& record, const ChangeEvent& event, const RecordOrigin& origin);
   // Why RECORD's key is not the key of EVENT's row, or nullopt when it is (the audit gate).
@@ -534,9 +536,9 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
                                const std::optional<mysql::BinlogPosition>& position,
                                const std::map<std::string, std::string>& headers) {
   const envelope::TopicPartition partition{record.topic, record.partition};
+  if (txn_id.empty()) return;  // a producer without transactions: every record stands alone
   const auto end = headers.find(std::string(envelope::kTransactionEndHeader));
   in_partition_[partition] = PartitionTransaction{txn_id, end != headers.end()};
-  if (txn_id.empty()) return;  // a producer without transactions: every record stands alone
   OpenTransaction& txn = open_[txn_id];
   if (position) txn.position = *position;
   ++txn.counted[partition];
@@ -564,7 +566,11 @@ void KafkaSink::Session::check_abandoned(const kafka::ConsumedRecord& record, co
     return;
   }
   const auto open = open_.find(current->second.id);
-  if (open == open_.end() || compare_binlog(*position, open->second.position) <= 0) return;
+  if (open == open_.end()) return;
+  // A source that starts over after an unended snapshot takes a new one before anything else; other
+  // transactions are newer by position (an older one is a redelivery, produced again first).
+  const bool snapshot_replaced = current->second.id.starts_with("snapshot:");
+  if (!snapshot_replaced && compare_binlog(*position, open->second.position) <= 0) return;
   owner_.abandoned_.insert(current->second.id);
   throw AbandonedTransaction(fmt::format(
       "{} [{}] offset {}: transaction {} was abandoned by its source; reading again from the committed offsets "
@@ -592,6 +598,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
     }
     return;
   }
+  table.pending_since_ms.emplace(record.partition, record.timestamp_ms);  // the first not committed
   const auto headers = header_map(record);
   const auto txn_header = headers.find(std::string(envelope::kTransactionHeader));
   const std::string txn_id = txn_header == headers.end() ? std::string() : txn_header->second;
@@ -619,7 +626,16 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
     return advance();
   }
   if (const auto replay_of = headers.find(std::string(kReplayOfHeader)); replay_of != headers.end()) {
-    replay(table, record, std::move(*event), replay_of->second);
+    std::optional<RecordOrigin> origin;
+    try {
+      origin = RecordOrigin::parse(replay_of->second);
+    } catch (const Error& error) {
+      divert(record, std::string(kDeadLetterSuffix), fmt::format("{}: {}", kReplayOfHeader, error.what()));
+      ++owner_.stats_.dead_letters;
+      dead_letters_.add();
+      return advance();
+    }
+    replay(table, record, std::move(*event), *origin);
     return advance();
   }
   const std::string key_change = key_change_of(headers);
@@ -643,7 +659,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
 }
 
 void KafkaSink::Session::replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event,
-                                const std::string& origin) {
+                                const RecordOrigin& origin) {
   map_schema(table, event.schema, record);
   if (const auto problem = key_problem(record, event)) {
     divert(record, std::string(kQuarantineSuffix), *problem);
@@ -651,13 +667,13 @@ void KafkaSink::Session::replay(Table& table, const kafka::ConsumedRecord& recor
     quarantined_.add();
     return;
   }
-  const ReplayVerdict verdict = judge_replay(record, event, RecordOrigin::parse(origin));
+  const ReplayVerdict verdict = judge_replay(record, event, origin);
   const char* what = verdict == ReplayVerdict::kApply        ? "applied"
                      : verdict == ReplayVerdict::kSuperseded ? "superseded"
                                                              : "duplicate";
   replays_.counter({what}).add();
   spdlog::info("sink: {} [{}] offset {} replays {} (event {}): {}", record.topic, record.partition, record.offset,
-               origin, event.event_id, what);
+               origin.to_string(), event.event_id, what);
   switch (verdict) {
     case ReplayVerdict::kDuplicate:
       ++owner_.stats_.replays_duplicate;
@@ -692,24 +708,35 @@ KafkaSink::Session::ReplayVerdict KafkaSink::Session::judge_replay(const kafka::
   const Coordinates at = coordinates_of(event, "");
   const bool same_partition = origin.topic == record.topic && origin.partition == record.partition;
   const std::int64_t from = same_partition ? origin.offset + 1 : 0;
-  if (from >= record.offset) return ReplayVerdict::kApply;
-  const auto between = kafka::read_to_end(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".replay", true},
-                                          {{record.topic, record.partition, from}}, std::chrono::minutes(5));
+  const auto between =
+      kafka::read_range(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".replay", true},
+                        {record.topic, record.partition, from}, record.offset, std::chrono::minutes(5));
   bool superseded = false;
+  // The newest change the partition showed since the origin: a clean copy of the replayed change
+  // (an at-least-once source producing it again) was applied only if nothing as new came first.
+  std::optional<Coordinates> newest;
   for (const kafka::ConsumedRecord& other : between) {
-    if (other.offset >= record.offset) break;
     const auto headers = header_map(other);
-    if (const auto of = headers.find(std::string(kReplayOfHeader));
-        of != headers.end() && of->second == origin.to_string()) {
-      return ReplayVerdict::kDuplicate;
+    if (const auto of = headers.find(std::string(kReplayOfHeader)); of != headers.end()) {
+      if (of->second == origin.to_string()) return ReplayVerdict::kDuplicate;
+      continue;  // another dead letter's replay: older than the partition's changes around it
     }
-    if (superseded || !other.value) continue;
+    if (!other.value) continue;
+    std::optional<ChangeEvent> change;
     try {
-      const ChangeEvent change = decoder_.change(*other.value);
-      if (key_of(change) == key && compare(coordinates_of(change, key_change_of(headers)), at) > 0) superseded = true;
+      change = decoder_.change(*other.value);
+    } catch (const registry::RegistryError& error) {
+      if (error.http_status() != 404) throw;  // an outage: judge again later, never on partial knowledge
     } catch (const Error&) {
       // never applied: it does not hold the key
     }
+    if (!change) continue;
+    const Coordinates coordinates = coordinates_of(*change, key_change_of(headers));
+    if (change->event_id == event.event_id && (!newest || compare(*newest, at) < 0)) {
+      return ReplayVerdict::kDuplicate;  // its clean copy was applied
+    }
+    if (key_of(*change) == key && compare(coordinates, at) > 0) superseded = true;
+    if (!newest || compare(coordinates, *newest) > 0) newest = coordinates;
   }
   return superseded ? ReplayVerdict::kSuperseded : ReplayVerdict::kApply;
 }
@@ -785,6 +812,10 @@ void KafkaSink::Session::commit() {
   for (Table* table : committed) {
     table->committed = table->progress;
     table->dirty = false;
+    table->pending_since_ms.clear();
+    for (const kafka::ConsumedRecord& record : waiting_) {  // read, not yet applied: still pending
+      if (record.topic == table->topic) table->pending_since_ms.emplace(record.partition, record.timestamp_ms);
+    }
     table->claimed = claimable(*table) ? table->newest : std::nullopt;
   }
   commit_group_offsets();
@@ -810,10 +841,9 @@ void KafkaSink::Session::commit_group_offsets() {
   }
 }
 
-// Lag in seconds: 0 once the partition is read to its end and all of it committed; else the age
-// of the newest record the tables hold. The first record they lack came after it, so this bounds
-// the lag from above (by at most the gap between two records), and it never stays at zero while
-// records wait.
+// Lag in seconds: 0 once the partition is read to its end and all of it committed; else the age of
+// the first record read past the committed offset, or, while none is read yet, the age of the
+// newest record the tables hold (an upper bound: the first one they lack came after it).
 void KafkaSink::Session::update_lag() {
   const std::int64_t now = unix_millis();
   for (const auto& [topic, table] : tables_) {
@@ -824,8 +854,11 @@ void KafkaSink::Session::update_lag() {
       lag_.gauge(labels).set(static_cast<double>(*high - committed.next_offset));
       const auto read = table.progress.find(partition);
       const bool uncommitted = read != table.progress.end() && read->second.next_offset > committed.next_offset;
+      const auto pending = table.pending_since_ms.find(partition);
       if (!uncommitted && !waiting_partitions_.contains({topic, partition}) && consumer_->at_end(topic, partition)) {
         lag_seconds_.gauge(labels).set(0);
+      } else if (pending != table.pending_since_ms.end()) {
+        lag_seconds_.gauge(labels).set(static_cast<double>(now - pending->second) / 1000.0);
       } else if (committed.timestamp_ms > 0) {
         lag_seconds_.gauge(labels).set(static_cast<double>(now - committed.timestamp_ms) / 1000.0);
       }
