@@ -10,6 +10,7 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/commands.h"
 #include "core/clock.h"
@@ -199,9 +200,12 @@ int run_replay(const DlqArgs& args) {
     const auto replayed = args.force ? std::map<pipeline::RecordOrigin, pipeline::RecordOrigin>{}
                                      : pipeline::replayed_origins(ctx.sink.kafka, topic, kReadTimeout);
     const std::int32_t partitions = kafka::partition_count(ctx.sink.kafka, topic);
+    std::set<pipeline::RecordOrigin> sent;  // a sink that restarted may have diverted a record twice
     for (const pipeline::DeadLetter& letter : letters) {
       json entry{{"topic", topic}, {"dlq_offset", letter.record.offset}, {"origin", letter.origin.to_string()}};
-      if (const auto done = replayed.find(letter.origin); done != replayed.end()) {
+      if (!sent.insert(letter.origin).second) {
+        entry["skipped"] = "its origin was replayed above (the dead-letter topic holds it twice)";
+      } else if (const auto done = replayed.find(letter.origin); done != replayed.end()) {
         entry["skipped"] = fmt::format("replayed already as {} (--force replays it again; the sink skips it)",
                                        done->second.to_string());
       } else {
