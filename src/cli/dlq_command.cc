@@ -137,6 +137,7 @@ int run_show(const DlqArgs& args) {
   if (ctx.topics.size() != 1) throw ConfigError("dlq show: give one --topic");
   pipeline::RecordDecoder decoder(ctx.sink.registry);
   json document = json::array();
+  const std::int32_t partitions = kafka::partition_count(ctx.sink.kafka, ctx.topics.front());
   for (const pipeline::DeadLetter& letter : selected(args, ctx, ctx.topics.front())) {
     json headers = json::object();
     for (const kafka::Header& header : letter.record.headers) headers[header.name] = header.value;
@@ -148,7 +149,6 @@ int run_show(const DlqArgs& args) {
                {"key_hex", hex(letter.record.key)},
                {"value_hex", hex(letter.record.value)}};
     // What each replay would carry, so the operator can choose (or see why neither works).
-    const std::int32_t partitions = kafka::partition_count(ctx.sink.kafka, letter.origin.topic);
     for (const bool reencode : {false, true}) {
       const char* name = reencode ? "reencoded" : "as_is";
       try {

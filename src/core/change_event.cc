@@ -25,4 +25,8 @@ RowImage primary_key_of(const TableSchema& schema, const RowImage& image) {
   return key;
 }
 
+RowImage primary_key_of(const ChangeEvent& event) {
+  return primary_key_of(*event.schema, event.after ? *event.after : *event.before);
+}
+
 }  // namespace binberg

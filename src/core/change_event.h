@@ -43,7 +43,9 @@ struct ChangeEvent {
 // Snapshot rows: "snapshot:<file>:<pos>:<db>.<table>#<row_index>" (pos is the snapshot position).
 std::string make_event_id(const SourceInfo& source, Op op);
 
-// The values of the primary-key columns of IMAGE, in key order.
+// The values of the primary-key columns of IMAGE, in key order (none without a primary key).
 RowImage primary_key_of(const TableSchema& schema, const RowImage& image);
+// The primary key of the row EVENT changes: of its after image, else of its before image.
+RowImage primary_key_of(const ChangeEvent& event);
 
 }  // namespace binberg

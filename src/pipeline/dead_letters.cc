@@ -154,7 +154,7 @@ kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding
   if (table.primary_key.empty()) {
     out.partition = 0;  // the source keeps a keyless table in one partition
   } else {
-    const RowImage key = primary_key_of(table, event.after ? *event.after : *event.before);
+    const RowImage key = primary_key_of(event);
     bool original_key = false;  // its own key bytes name its row: they keep it in its key's partition
     try {
       original_key =

@@ -161,8 +161,8 @@ class KafkaSink::Session {
                                    {"topic", "partition"})),
         lag_seconds_(owner.registry_.gauge(
             "binberg_sink_lag_seconds",
-            "Seconds since the newest record a partition's committed snapshot holds was written to Kafka, while "
-            "records follow it (0 when caught up)",
+            "0 when a partition is read to its end and committed; else seconds since the first record past its "
+            "committed offset was written to Kafka (before it is read: since the newest committed one was)",
             {"topic", "partition"})) {}
 
   void run(const std::function<bool()>& stop);
@@ -220,6 +220,9 @@ class KafkaSink::Session {
   // for records behind them in their partitions).
   bool waits(const std::string& txn_id, const std::optional<mysql::BinlogPosition>& position) const;
   void divert(const kafka::ConsumedRecord& record, const std::string& suffix, const std::string& reason);
+  // RECORD to `<topic>.dlq` (undecodable) or `<topic>.quarantine` (mis-keyed), counted.
+  void dead_letter(const kafka::ConsumedRecord& record, const std::string& reason);
+  void quarantine(const kafka::ConsumedRecord& record, const std::string& reason);
   void apply(Table& table, ChangeEvent event, const std::string& key_change);
   void open_writers(Table& table, const std::shared_ptr<const TableSchema>& schema);
   // Opens TABLE's writers if needed and maps SCHEMA's rows onto them; a schema that does not fit
@@ -450,20 +453,30 @@ void KafkaSink::Session::divert(const kafka::ConsumedRecord& record, const std::
   spdlog::warn("sink: {} [{}] offset {} -> {}: {}", record.topic, record.partition, record.offset, topic, reason);
 }
 
+void KafkaSink::Session::dead_letter(const kafka::ConsumedRecord& record, const std::string& reason) {
+  divert(record, std::string(kDeadLetterSuffix), reason);
+  ++owner_.stats_.dead_letters;
+  dead_letters_.add();
+}
+
+void KafkaSink::Session::quarantine(const kafka::ConsumedRecord& record, const std::string& reason) {
+  divert(record, std::string(kQuarantineSuffix), reason);
+  ++owner_.stats_.quarantined;
+  quarantined_.add();
+}
+
 std::optional<ChangeEvent> KafkaSink::Session::decode(const kafka::ConsumedRecord& record) {
   try {
     if (!record.value) fail("a record without a value (a tombstone) is no change");
     return decoder_.change(*record.value);
   } catch (const registry::RegistryError& error) {
     if (error.http_status() != 404) throw;  // the registry is unwell: retry, do not dead-letter
-    divert(record, std::string(kDeadLetterSuffix), fmt::format("unknown schema id: {}", error.what()));
+    dead_letter(record, fmt::format("unknown schema id: {}", error.what()));
   } catch (const ConfigError&) {
     throw;
   } catch (const Error& error) {
-    divert(record, std::string(kDeadLetterSuffix), error.what());
+    dead_letter(record, error.what());
   }
-  ++owner_.stats_.dead_letters;
-  dead_letters_.add();
   return std::nullopt;
 }
 
@@ -513,7 +526,7 @@ std::optional<std::string> KafkaSink::Session::key_problem(const kafka::Consumed
   if (schema.primary_key.empty()) return std::nullopt;
   if (!record.key) return "the record has no key";
   try {
-    if (decoder_.key(*record.key, schema) != primary_key_of(schema, event.after ? *event.after : *event.before)) {
+    if (decoder_.key(*record.key, schema) != primary_key_of(event)) {
       return "the record's key is not its row's key";
     }
   } catch (const registry::RegistryError& error) {
@@ -630,9 +643,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
     try {
       origin = RecordOrigin::parse(replay_of->second);
     } catch (const Error& error) {
-      divert(record, std::string(kDeadLetterSuffix), fmt::format("{}: {}", kReplayOfHeader, error.what()));
-      ++owner_.stats_.dead_letters;
-      dead_letters_.add();
+      dead_letter(record, fmt::format("{}: {}", kReplayOfHeader, error.what()));
       return advance();
     }
     replay(table, record, std::move(*event), *origin);
@@ -647,9 +658,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   }
   map_schema(table, event->schema, record);
   if (const auto problem = key_problem(record, *event)) {
-    divert(record, std::string(kQuarantineSuffix), *problem);
-    ++owner_.stats_.quarantined;
-    quarantined_.add();
+    quarantine(record, *problem);
   } else {
     apply(table, std::move(*event), key_change);
     progress.last = coordinates;
@@ -661,12 +670,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
 void KafkaSink::Session::replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event,
                                 const RecordOrigin& origin) {
   map_schema(table, event.schema, record);
-  if (const auto problem = key_problem(record, event)) {
-    divert(record, std::string(kQuarantineSuffix), *problem);
-    ++owner_.stats_.quarantined;
-    quarantined_.add();
-    return;
-  }
+  if (const auto problem = key_problem(record, event)) return quarantine(record, *problem);
   const ReplayVerdict verdict = judge_replay(record, event, origin);
   const char* what = verdict == ReplayVerdict::kApply        ? "applied"
                      : verdict == ReplayVerdict::kSuperseded ? "superseded"
@@ -699,12 +703,7 @@ void KafkaSink::Session::replay(Table& table, const kafka::ConsumedRecord& recor
 KafkaSink::Session::ReplayVerdict KafkaSink::Session::judge_replay(const kafka::ConsumedRecord& record,
                                                                    const ChangeEvent& event,
                                                                    const RecordOrigin& origin) {
-  const auto key_of = [](const ChangeEvent& change) {
-    return change.schema->primary_key.empty()
-               ? RowImage{}
-               : primary_key_of(*change.schema, change.after ? *change.after : *change.before);
-  };
-  const RowImage key = key_of(event);
+  const RowImage key = primary_key_of(event);
   const Coordinates at = coordinates_of(event, "");
   const bool same_partition = origin.topic == record.topic && origin.partition == record.partition;
   const std::int64_t from = same_partition ? origin.offset + 1 : 0;
@@ -735,7 +734,7 @@ KafkaSink::Session::ReplayVerdict KafkaSink::Session::judge_replay(const kafka::
     if (change->event_id == event.event_id && (!newest || compare(*newest, at) < 0)) {
       return ReplayVerdict::kDuplicate;  // its clean copy was applied
     }
-    if (key_of(*change) == key && compare(coordinates, at) > 0) superseded = true;
+    if (primary_key_of(*change) == key && compare(coordinates, at) > 0) superseded = true;
     if (!newest || compare(coordinates, *newest) > 0) newest = coordinates;
   }
   return superseded ? ReplayVerdict::kSuperseded : ReplayVerdict::kApply;
@@ -766,7 +765,7 @@ bool KafkaSink::Session::claim_due() const {
 void KafkaSink::Session::commit() {
   std::vector<iceberg::TableWriter*> writers;
   std::vector<iceberg::PreparedCommit> prepared;
-  std::vector<Table*> committed;
+  std::vector<std::pair<Table*, bool>> committed;  // and whether its snapshot claims a position
   if (diverted_) diverted_->flush(kFlushTimeout);  // dead letters are safe before the offsets move past them
   const std::string commit_id = fmt::format("sink:{}:{}", options_.group_id, unix_millis());
   for (auto& [topic, table] : tables_) {
@@ -802,21 +801,21 @@ void KafkaSink::Session::commit() {
     }
     writers.push_back(table.changelog.get());
     prepared.push_back(table.changelog->prepare(commit_id, summary, unix_millis()));
-    committed.push_back(&table);
+    committed.emplace_back(&table, claim);
   }
   offsets_moved_ = false;
   if (writers.empty()) return;
   failpoint::hit("sink.before_commit");
   iceberg::commit_tables(owner_.catalog_, writers, prepared);
   failpoint::hit("sink.after_commit");
-  for (Table* table : committed) {
+  for (const auto& [table, claimed] : committed) {
     table->committed = table->progress;
     table->dirty = false;
     table->pending_since_ms.clear();
     for (const kafka::ConsumedRecord& record : waiting_) {  // read, not yet applied: still pending
       if (record.topic == table->topic) table->pending_since_ms.emplace(record.partition, record.timestamp_ms);
     }
-    table->claimed = claimable(*table) ? table->newest : std::nullopt;
+    table->claimed = claimed ? table->newest : std::nullopt;
   }
   commit_group_offsets();
   ++owner_.stats_.commits;
@@ -895,7 +894,7 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
     // the tables' offsets and the lag they show reach the partition's end.
     if (!draining_ &&
         (pending_changes_ >= options_.commit.max_events ||
-         ((pending_changes_ > 0 || offsets_moved_ || claim_due()) && since >= options_.commit.interval))) {
+         (since >= options_.commit.interval && (pending_changes_ > 0 || offsets_moved_ || claim_due())))) {
       start_draining();
       draining_since = Clock::now();
     }

@@ -252,7 +252,7 @@ void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event
   kafka::OutgoingRecord record;
   record.topic = table.topic;
   if (table.schemas->key) {
-    const RowImage key = primary_key_of(schema, event.after ? *event.after : *event.before);
+    const RowImage key = primary_key_of(event);
     record.key = avro::encode_wire_message(table.key_id, *table.schemas->key, envelope::key_datum(schema, key));
     record.partition = kafka::partition_for_key(*record.key, table.partitions);
   } else {
