@@ -1,11 +1,16 @@
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafkacpp.h>
 
+#include <functional>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
 
 #include "core/error.h"
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
+#include "kafka/group_membership.h"
 #include "kafka/producer.h"
 #include "support/test_services.h"
 
@@ -46,6 +51,33 @@ std::vector<std::string> values(const std::vector<ConsumedRecord>& records) {
 
 OutgoingRecord record(const std::string& topic, const std::string& key, const std::string& value) {
   return OutgoingRecord{topic, 0, key, value, {Header{"binberg.event_id", "e-" + key}}};
+}
+
+// Polls MEMBERS until SETTLED says their slots are as wanted, or fails after 60 s.
+void poll_until(std::vector<GroupMembership*> members, const std::function<bool()>& settled) {
+  for (int attempt = 0; attempt < 600; ++attempt) {
+    for (GroupMembership* member : members) member->poll();
+    if (settled()) return;
+    std::this_thread::sleep_for(100ms);
+  }
+  ADD_FAILURE() << "the group's slots did not settle";
+}
+
+// Members of a group share the slots (the partitions of one topic) without overlap; a member that
+// joins takes slots from the others (cooperative), and one that leaves hands its slots back.
+TEST(KafkaTest, GroupMembersShareSlotsAndHandThemOver) {
+  const std::string slots = new_topic(4);
+  const GroupMembershipOptions options{client(), testing::unique_name("members"), slots, 6000ms};
+  auto first = GroupMembership::join(options);
+  poll_until({&first}, [&] { return first.slots().size() == 4; });
+  std::optional<GroupMembership> second = GroupMembership::join(options);
+  poll_until({&first, &*second}, [&] { return first.slots().size() == 2 && second->slots().size() == 2; });
+  std::set<std::int32_t> all = first.slots();
+  all.insert(second->slots().begin(), second->slots().end());
+  EXPECT_EQ(all, (std::set<std::int32_t>{0, 1, 2, 3})) << "two members hold every slot once";
+  EXPECT_FALSE(first.poll()) << "nothing moved since";
+  second.reset();  // leaves the group
+  poll_until({&first}, [&] { return first.slots().size() == 4; });
 }
 
 TEST(KafkaTest, CreateTopicTwiceReportsExisting) {
