@@ -105,6 +105,11 @@ std::unique_ptr<SqlConnection> open_postgres(const CatalogOptions& options) {
     keys.emplace_back("connect_timeout");
     values.emplace_back("10");
   }
+  // The catalog's CREATE TABLE IF NOT EXISTS would print a NOTICE to stderr at every open.
+  if (std::none_of(keys.begin(), keys.end(), [](const std::string& key) { return key == "options"; })) {
+    keys.emplace_back("options");
+    values.emplace_back("-c client_min_messages=warning");
+  }
   std::vector<const char*> key_pointers, value_pointers;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     key_pointers.push_back(keys[i].c_str());
