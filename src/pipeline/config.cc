@@ -307,6 +307,9 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.kafka.sink_topics = sink.strings("topics");
   config.kafka.sink_group = sink.get_or<std::string>("group_id", "binberg-sink");
   if (config.kafka.sink_group.empty()) sink.error("group_id", "must not be empty");
+  config.kafka.sink_scale_out = sink.get_or<bool>("scale_out", false);
+  config.kafka.sink_member_timeout =
+      std::chrono::milliseconds(sink.positive<std::uint32_t>("member_timeout_ms", 10'000));
   sink.check_all_understood();
 
   Section metrics(root["metrics"].as_table(), "metrics", path);
@@ -363,6 +366,9 @@ KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.registry = config.kafka.registry;
   options.topics = config.kafka.sink_topics;
   options.group_id = config.kafka.sink_group;
+  options.scale_out = config.kafka.sink_scale_out;
+  options.member_timeout = config.kafka.sink_member_timeout;
+  options.replication_factor = config.kafka.replication_factor;
   options.iceberg_namespace = config.iceberg_namespace;
   options.changelog_suffix = config.changelog_suffix;
   options.commit = config.commit;

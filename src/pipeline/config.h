@@ -63,6 +63,8 @@ struct KafkaConfig {
   // `binberg sink` ([sink]).
   std::vector<std::string> sink_topics;
   std::string sink_group = "binberg-sink";
+  bool sink_scale_out = false;
+  std::chrono::milliseconds sink_member_timeout{10'000};
 };
 
 struct Config {

@@ -1,7 +1,9 @@
 #include "pipeline/kafka_sink.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <deque>
@@ -29,6 +31,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::minutes kFlushTimeout{10};
+
+std::string host_name() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown-host");
+}
 
 // A change's place in the source history. Within a partition the records of `binberg source`
 // are in this order, so a record that is not after the partition's last applied one was applied.
@@ -64,6 +71,7 @@ std::strong_ordering compare(const Coordinates& a, const Coordinates& b) {
 struct Progress {
   std::int64_t next_offset = 0;
   std::optional<Coordinates> last;
+  std::string last_txn;           // the transaction of LAST (empty in tables written before it was recorded)
   std::int64_t timestamp_ms = 0;  // of the record before next_offset, when read here (not recorded)
 };
 
@@ -83,6 +91,7 @@ std::string progress_json(const std::map<std::int32_t, Progress>& partitions) {
   for (const auto& [partition, progress] : partitions) {
     nlohmann::json entry{{"next_offset", progress.next_offset}};
     if (progress.last) entry["last"] = progress.last->to_string();
+    if (!progress.last_txn.empty()) entry["last_txn"] = progress.last_txn;
     json[std::to_string(partition)] = entry;
   }
   return json.dump();
@@ -96,6 +105,7 @@ std::map<std::int32_t, Progress> parse_progress(const std::string& text, const s
       Progress progress;
       progress.next_offset = entry.at("next_offset").get<std::int64_t>();
       if (entry.contains("last")) progress.last = Coordinates::parse(entry["last"].get<std::string>());
+      if (entry.contains("last_txn")) progress.last_txn = entry["last_txn"].get<std::string>();
       partitions.emplace(std::stoi(partition), progress);
     }
   } catch (const std::exception& error) {
@@ -154,6 +164,10 @@ class KafkaSink::Session {
         replays_(owner.registry_.counter("binberg_sink_replays_total",
                                          "Replayed dead letters, by what the sink did with them", {"verdict"})),
         commits_(owner.registry_.counter("binberg_sink_commits_total", "Iceberg commits").counter()),
+        fenced_(owner.registry_
+                    .counter("binberg_sink_fenced_total",
+                             "Tables this sink stopped writing because another sink claimed them after it")
+                    .counter()),
         open_transactions_(
             owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()),
         lag_(owner.registry_.gauge("binberg_sink_lag_records",
@@ -185,6 +199,7 @@ class KafkaSink::Session {
     std::map<std::int32_t, std::int64_t> pending_since_ms;
     std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
     const SinkRebuildTopic* rebuild = nullptr;             // rebuild mode: where it starts and stops
+    std::int64_t epoch = 0;                                // the writer epoch its commits carry (invariant 8)
   };
   struct OpenTransaction {
     mysql::BinlogPosition position;                // where it ends in the source
@@ -230,6 +245,8 @@ class KafkaSink::Session {
   void map_schema(Table& table, const std::shared_ptr<const TableSchema>& schema, const kafka::ConsumedRecord& record);
   void count(const kafka::ConsumedRecord& record, const std::string& txn_id,
              const std::optional<mysql::BinlogPosition>& position, const std::map<std::string, std::string>& headers);
+  bool committed_before(const Table& table, std::int32_t partition, const std::string& txn_id,
+                        const mysql::BinlogPosition& position) const;
   bool whole() const { return open_.empty(); }
   void start_draining() {
     draining_ = true;
@@ -256,6 +273,7 @@ class KafkaSink::Session {
   metrics::Counter& quarantined_;
   metrics::Family& replays_;
   metrics::Counter& commits_;
+  metrics::Counter& fenced_;
   metrics::Gauge& open_transactions_;
   metrics::Family& lag_;
   metrics::Family& lag_seconds_;
@@ -288,10 +306,11 @@ std::map<std::int32_t, std::int64_t> sink_next_offsets(const std::string& summar
 
 void KafkaSink::Session::open() {
   const bool rebuilding = !options_.rebuild.empty();
-  // Tables this sink made before, by the topic they record (a rebuild finds only its own).
+  // Tables this sink made before, by the topic they record (a rebuild finds only its own). With a
+  // namespace configured, all of them are there: other namespaces of a shared catalog are not read.
   std::map<std::string, iceberg::TableIdentifier> existing;
   for (const std::string& ns : owner_.catalog_.list_namespaces()) {
-    if (rebuilding && ns != options_.iceberg_namespace) continue;
+    if (!options_.iceberg_namespace.empty() && ns != options_.iceberg_namespace) continue;
     for (const iceberg::TableIdentifier& id : owner_.catalog_.list_tables(ns)) {
       if (!id.name.ends_with(options_.changelog_suffix)) continue;
       const auto& properties = owner_.catalog_.load_table(id).metadata.properties;
@@ -301,15 +320,23 @@ void KafkaSink::Session::open() {
   }
   consumer_.emplace(kafka::Consumer::create(kafka::ConsumerOptions{options_.kafka, options_.group_id, true}));
   bool seeded = false;
-  for (const std::string& topic : options_.topics) {
+  std::vector<std::string> fenced;
+  for (const std::string& topic : owner_.owned_) {
+    if (owner_.fenced_until_.contains(topic)) continue;
     Table& table = tables_[topic];
     table.topic = topic;
     table.partitions = kafka::partition_count(options_.kafka, topic);
     if (rebuilding) table.rebuild = &options_.rebuild.at(topic);
+    std::int64_t epoch = 0;  // the table's, and who holds it
+    std::string writer;
     if (auto it = existing.find(topic); it != existing.end()) {
       table.changelog_id = it->second;
       const iceberg::LoadedTable changelog = owner_.catalog_.load_table(it->second);
       if (const iceberg::Snapshot* snapshot = changelog.metadata.current_snapshot()) {
+        if (auto at = snapshot->summary.find(kSinkWriterEpochProperty); at != snapshot->summary.end()) {
+          epoch = std::stoll(at->second);
+          writer = snapshot->summary.count(kSinkWriterProperty) != 0 ? snapshot->summary.at(kSinkWriterProperty) : "";
+        }
         if (auto offsets = snapshot->summary.find(kSinkOffsetsProperty); offsets != snapshot->summary.end()) {
           table.committed = parse_progress(offsets->second, "table " + it->second.to_string());
         }
@@ -322,11 +349,47 @@ void KafkaSink::Session::open() {
         }
       }
     }
+    // Invariant 8: a table this sink got since its last commit there is claimed at the next epoch;
+    // one it holds must still be at its own epoch, else another sink claimed it since.
+    if (owner_.to_claim_.contains(topic)) {
+      table.epoch = epoch + 1;
+    } else if (epoch == owner_.epochs_[topic] && writer == owner_.writer_) {
+      table.epoch = epoch;
+    } else {
+      spdlog::warn(
+          "sink: table {} was claimed by {} at writer epoch {} (this sink held epoch {}): it stops writing "
+          "topic {} until it is given the topic again",
+          table.changelog_id ? table.changelog_id->to_string() : topic, writer, epoch, owner_.epochs_[topic], topic);
+      fenced.push_back(topic);
+      continue;
+    }
     table.progress = table.committed;
     if (table.rebuild && table.committed.empty() && table.rebuild->seed_changelog_snapshot) {
       seed(table);
       seeded = true;
     }
+  }
+  for (const std::string& topic : fenced) {
+    tables_.erase(topic);
+    ++owner_.stats_.fenced;
+    fenced_.add();
+    // Kafka's view may be the stale one (this sink was paused and the group moved the topic on,
+    // or the other sink was): the topic is taken up again only if the group still gives it to
+    // this sink once its members had time to learn where it is.
+    if (options_.scale_out) {
+      owner_.fenced_until_[topic] = Clock::now() + options_.member_timeout;
+    } else {
+      owner_.owned_.erase(topic);
+    }
+  }
+  if (tables_.empty()) {
+    if (!options_.scale_out) {
+      throw ConfigError(
+          fmt::format("sink: other sinks claimed every table of group {}: run one sink per group, or "
+                      "[sink] scale_out = true in all of them",
+                      options_.group_id));
+    }
+    return;  // a standby until the group gives this sink a topic
   }
   if (seeded) commit();  // the seed's rows and offsets, before anything read
   std::vector<kafka::PartitionStart> starts;
@@ -558,12 +621,28 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
   if (end != headers.end()) {
     envelope::Footprint footprint;
     for (const auto& [where, records] : envelope::parse_footprint(end->second)) {
-      if (tables_.contains(where.first)) footprint.emplace(where, records);  // others are other sinks'
+      const auto other = tables_.find(where.first);
+      if (other == tables_.end()) continue;  // another sink's
+      if (!txn.position.file.empty() && committed_before(other->second, where.second, txn_id, txn.position)) continue;
+      footprint.emplace(where, records);
     }
     txn.footprint = std::move(footprint);
   }
   if (txn.footprint && txn.counted == *txn.footprint) open_.erase(txn_id);
   open_transactions_.set(static_cast<double>(open_.size()));
+}
+
+// Whether the records of transaction TXN_ID (one of whose changes is at POSITION) in PARTITION of
+// TABLE's topic were committed before this session: then it reads none of them. Each table is
+// committed in whole transactions, but two tables may have been committed by different sinks
+// (scale-out) or a table by a sink reading only it, so one table can hold its part of a
+// transaction that another still lacks. The partition's last committed change is then of this
+// transaction, or of a later one (past every change of it).
+bool KafkaSink::Session::committed_before(const Table& table, std::int32_t partition, const std::string& txn_id,
+                                          const mysql::BinlogPosition& position) const {
+  const auto committed = table.committed.find(partition);
+  if (committed == table.committed.end() || !committed->second.last) return false;
+  return committed->second.last_txn == txn_id || compare_binlog(committed->second.last->binlog, position) > 0;
 }
 
 // A newer transaction while the partition's current one never ended there: the source gave that
@@ -662,6 +741,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   } else {
     apply(table, std::move(*event), key_change);
     progress.last = coordinates;
+    progress.last_txn = txn_id;
   }
   count(record, txn_id, position, headers);
   advance();
@@ -780,7 +860,9 @@ void KafkaSink::Session::commit() {
     }
     table.key_change_halves.clear();
     std::map<std::string, std::string> summary = {{kSinkOffsetsProperty, progress},
-                                                  {kSinkGroupProperty, options_.group_id}};
+                                                  {kSinkGroupProperty, options_.group_id},
+                                                  {kSinkWriterProperty, owner_.writer_},
+                                                  {kSinkWriterEpochProperty, std::to_string(table.epoch)}};
     if (newest_) {
       summary[kSinkNewestGtidProperty] = newest_gtid_;
       summary[kSinkNewestCommitProperty] = std::to_string(newest_commit_ms_);
@@ -816,6 +898,8 @@ void KafkaSink::Session::commit() {
       if (record.topic == table->topic) table->pending_since_ms.emplace(record.partition, record.timestamp_ms);
     }
     table->claimed = claimed ? table->newest : std::nullopt;
+    owner_.epochs_[table->topic] = table->epoch;  // claimed, or held still
+    owner_.to_claim_.erase(table->topic);
   }
   commit_group_offsets();
   ++owner_.stats_.commits;
@@ -872,7 +956,8 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
   auto draining_since = Clock::now();
   bool stopping = false;
   for (;;) {
-    if (!stopping && (stop() || finished())) {
+    // stop() is asked every time round (scale-out serves the group's callbacks in it, draining too).
+    if (const bool stop_now = stop(); !stopping && (stop_now || finished())) {
       stopping = true;
       start_draining();
       draining_since = Clock::now();
@@ -920,10 +1005,62 @@ KafkaSink::KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog)
     : options_(std::move(options)),
       catalog_(catalog),
       own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
-      registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_) {
+      registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
+      writer_(fmt::format("{}/{}/{}/{}", options_.group_id, host_name(), ::getpid(), unix_millis())) {
   if (options_.topics.empty()) throw ConfigError("sink: no topics to read ([sink] topics)");
   if (options_.kafka.bootstrap_servers.empty()) throw ConfigError("sink: [kafka] bootstrap_servers is required");
   if (options_.registry.url.empty()) throw ConfigError("sink: [registry] url is required");
+  std::sort(options_.topics.begin(), options_.topics.end());
+  options_.topics.erase(std::unique(options_.topics.begin(), options_.topics.end()), options_.topics.end());
+  if (options_.scale_out && (!options_.rebuild.empty() || options_.read_from)) {
+    throw ConfigError("sink: --from and --rebuild read every table in one process: run them without scale-out");
+  }
+  if (!options_.scale_out) owned_ = to_claim_ = {options_.topics.begin(), options_.topics.end()};
+}
+
+kafka::GroupMembership KafkaSink::join_group() {
+  // Slot i is the i-th of the sorted topics: every sink of the group must read the same topics,
+  // and the slots topic's partition count is what they can check of that.
+  const std::string slots_topic = options_.group_id + ".slots";
+  const auto topics = static_cast<std::int32_t>(options_.topics.size());
+  kafka::create_topic(options_.kafka, kafka::TopicSpec{slots_topic, topics, options_.replication_factor, {}});
+  if (const std::int32_t slots = kafka::partition_count(options_.kafka, slots_topic); slots != topics) {
+    throw ConfigError(
+        fmt::format("sink: group {} shares {} topics ({} has {} partitions) but this sink reads {}: every "
+                    "sink of a group must read the same topics",
+                    options_.group_id, slots, slots_topic, slots, topics));
+  }
+  auto membership = kafka::GroupMembership::join(kafka::GroupMembershipOptions{
+      options_.kafka, options_.group_id + ".members", slots_topic, options_.member_timeout});
+  spdlog::info("sink: {} joined group {} sharing {} topics", writer_, options_.group_id, topics);
+  return membership;
+}
+
+bool KafkaSink::take_slots(kafka::GroupMembership& membership) {
+  const auto now = Clock::now();
+  const bool fence_ended = std::erase_if(fenced_until_, [&](const auto& fenced) {
+                             if (fenced.second > now) return false;
+                             to_claim_.insert(fenced.first);
+                             return true;
+                           }) > 0;
+  if (!membership.poll()) return fence_ended;
+  std::set<std::string> owned;
+  for (const std::int32_t slot : membership.slots()) {
+    if (slot >= 0 && static_cast<std::size_t>(slot) < options_.topics.size()) owned.insert(options_.topics[slot]);
+  }
+  if (owned == owned_) return fence_ended;
+  for (const std::string& topic : owned) {
+    if (!owned_.contains(topic)) to_claim_.insert(topic);  // given (back) to this sink: claim it anew
+  }
+  std::erase_if(to_claim_, [&](const std::string& topic) { return !owned.contains(topic); });
+  std::erase_if(fenced_until_, [&](const auto& fenced) { return !owned.contains(fenced.first); });
+  owned_ = std::move(owned);
+  registry_.gauge("binberg_sink_owned_tables", "Topics whose tables this sink writes")
+      .gauge()
+      .set(static_cast<double>(owned_.size()));
+  spdlog::info("sink: the group gives this sink {} of {} topics: {}", owned_.size(), options_.topics.size(),
+               fmt::join(owned_, ", "));
+  return true;
 }
 
 KafkaSink::~KafkaSink() = default;
@@ -933,11 +1070,17 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       registry_.counter("binberg_sink_rollbacks_total", "Sessions started over from the committed tables").counter();
   std::uint32_t failures = 0;
   auto backoff = std::chrono::milliseconds(500);
+  std::optional<kafka::GroupMembership> membership;
+  // Scale-out: a session ends (committing what is whole) when the group moves topics to or from
+  // this sink, and the next one writes the topics it holds then.
+  const auto session_stop = [&] { return stop() || (membership && take_slots(*membership)); };
   for (;;) {
     const std::uint64_t commits_before = stats_.commits;
     try {
-      Session(*this).run(stop);
-      return;
+      if (options_.scale_out && !membership) membership.emplace(join_group());
+      Session(*this).run(session_stop);
+      if (!membership || stop()) return;
+      continue;
     } catch (const ConfigError&) {
       throw;
     } catch (const AbandonedTransaction& error) {

@@ -34,7 +34,14 @@
 //      and took a new one) is dropped whole: the session rolls back to the committed tables and
 //      reads again without it. It is recognized before any record may wait for a commit, since
 //      that commit waits for the abandoned transaction (Session::check_abandoned).
-//   8. A snapshot claims a source position (that of the newest change its table holds) only when
+//   8. One writer per table at a time. Every snapshot names the sink process that wrote it and
+//      its writer epoch (kSinkWriterProperty, kSinkWriterEpochProperty). A sink takes a table over
+//      with a commit at the epoch after the table's (a claim: the first commit after the table was
+//      assigned to it); a sink that finds a newer epoch than its own in a table it writes was
+//      replaced there and stops writing it (fenced). Together with the catalog's compare-and-swap
+//      (a commit built on an older snapshot fails) no two sinks' commits interleave in one table,
+//      and none moves a table back (Session::open, KafkaSink::take_slots).
+//   9. A snapshot claims a source position (that of the newest change its table holds) only when
 //      every partition of the table's topic was read to its end (Session::claimable): then no
 //      older change of the table can be outside it. `binberg reconcile` compares such snapshots.
 
@@ -51,6 +58,7 @@
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
 #include "kafka/client_config.h"
+#include "kafka/group_membership.h"
 #include "metrics/metrics.h"
 #include "pipeline/replicator.h"
 #include "registry/registry_client.h"
@@ -60,6 +68,10 @@ namespace binberg::pipeline {
 inline constexpr const char* kSinkTopicProperty = "binberg.sink.topic";      // table property
 inline constexpr const char* kSinkOffsetsProperty = "binberg.sink.offsets";  // snapshot summary (JSON)
 inline constexpr const char* kSinkGroupProperty = "binberg.sink.group";      // snapshot summary
+// Snapshot summary: the sink process that committed it (group/host/pid/start time) and the epoch
+// at which it holds the table (invariant 8).
+inline constexpr const char* kSinkWriterProperty = "binberg.sink.writer";
+inline constexpr const char* kSinkWriterEpochProperty = "binberg.sink.writer-epoch";
 // Snapshot summary: the GTID and source commit time of the newest source transaction (by source
 // position) applied so far, over all tables. Newest, not a position: with several partitions,
 // older transactions of other partitions may still be on their way. Freshness is measured by it.
@@ -114,6 +126,12 @@ struct KafkaSinkOptions {
   // Rebuild mode, by topic: fresh tables in iceberg_namespace, seeded from an original commit and
   // read up to the original's offsets; run() returns there.
   std::map<std::string, SinkRebuildTopic> rebuild;
+  // Scale-out: the sinks of one group share the tables. Each topic is a slot (a partition of the
+  // group's `<group_id>.slots` topic, in the order of the sorted topics); the group's cooperative
+  // rebalancing gives each sink some slots, and a sink writes the tables of its slots only.
+  bool scale_out = false;
+  std::chrono::milliseconds member_timeout{10'000};  // a silent sink's slots go to the others then
+  std::int16_t replication_factor = 1;               // of the slots topic
 };
 
 struct KafkaSinkStats {
@@ -127,6 +145,7 @@ struct KafkaSinkStats {
   std::uint64_t replays_applied = 0, replays_superseded = 0, replays_duplicate = 0;
   std::uint64_t commits = 0;
   std::uint64_t rollbacks = 0;  // sessions started over (abandoned transactions, failures)
+  std::uint64_t fenced = 0;     // tables another sink claimed after this one (it stopped writing them)
   bool rebuilt = false;         // rebuild mode: the target offsets were reached and committed
 };
 
@@ -144,12 +163,24 @@ class KafkaSink {
  private:
   class Session;
 
+  // Scale-out: takes the slots MEMBERSHIP holds now; true when the topics this sink writes changed.
+  bool take_slots(kafka::GroupMembership& membership);
+  kafka::GroupMembership join_group();
+
   KafkaSinkOptions options_;
   iceberg::Catalog& catalog_;
   std::unique_ptr<metrics::Registry> own_registry_;
   metrics::Registry& registry_;
   KafkaSinkStats stats_;
   std::set<std::string> abandoned_;  // transaction ids dropped whole
+  const std::string writer_;
+  // The topics whose tables this sink writes now; those of them it has not committed to since it
+  // got them (its next commit there claims the table); the epoch it holds each table at.
+  std::set<std::string> owned_, to_claim_;
+  std::map<std::string, std::int64_t> epochs_;
+  // Scale-out: topics whose tables another sink claimed after this one, until when this sink
+  // leaves them alone (it claims them again then if the group still gives them to it).
+  std::map<std::string, std::chrono::steady_clock::time_point> fenced_until_;
 };
 
 }  // namespace binberg::pipeline

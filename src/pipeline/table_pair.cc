@@ -25,7 +25,10 @@ TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, cons
                           const std::map<std::string, std::string>& properties) {
   if (auto namespaces = catalog.list_namespaces();
       std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
-    catalog.create_namespace(ns);
+    try {
+      catalog.create_namespace(ns);
+    } catch (const iceberg::AlreadyExists&) {  // another writer (a sink sharing the group) made it meanwhile
+    }
   }
   TablePair pair;
   pair.state_id = iceberg::TableIdentifier{ns, table};
@@ -46,9 +49,13 @@ TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, cons
     try {
       return catalog.load_table(id);
     } catch (const iceberg::NoSuchTable&) {
-      spdlog::info("creating Iceberg table {} for {}", id.to_string(), now->qualified_name());
+    }
+    spdlog::info("creating Iceberg table {} for {}", id.to_string(), now->qualified_name());
+    try {
       return catalog.create_table(id, schema, iceberg::PartitionSpec::unpartitioned(), iceberg::SortOrder::unsorted(),
                                   created);
+    } catch (const iceberg::AlreadyExists&) {  // made meanwhile by another writer
+      return catalog.load_table(id);
     }
   };
   if (!pair.changelog) pair.changelog = load_or_create(pair.changelog_id, changelog_schema(*pair.schema));

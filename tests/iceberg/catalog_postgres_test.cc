@@ -10,10 +10,9 @@ namespace binberg::iceberg {
 namespace {
 
 CatalogOptions postgres_options(const std::string& warehouse) {
-  const auto& pg = binberg::testing::stack().postgres();
   CatalogOptions options;
-  options.uri = fmt::format("postgresql://{}@{}:{}/{}", pg.user, pg.host, pg.port, pg.database);
-  options.password = pg.password;
+  options.uri = binberg::testing::postgres_catalog_uri();
+  options.password = binberg::testing::postgres_catalog_password();
   options.warehouse = warehouse;
   return options;
 }

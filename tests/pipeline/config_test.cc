@@ -247,6 +247,12 @@ topics = ["binberg.shop.orders"]
     EXPECT_STREQ(error.what(), "test.toml: [sink] topics: name the topics to read, e.g. [\"cdc.shop.orders\"]");
   }
   EXPECT_EQ(config_error(sink + "group_id = \"\"\n"), "test.toml: [sink] group_id: must not be empty");
+  EXPECT_FALSE(options.scale_out);
+  const KafkaSinkOptions shared =
+      kafka_sink_options(parse_config(sink + "scale_out = true\nmember_timeout_ms = 6000\n", "test.toml"));
+  EXPECT_TRUE(shared.scale_out);
+  EXPECT_EQ(shared.member_timeout, std::chrono::milliseconds(6000));
+  EXPECT_NE(config_error(sink + "member_timeout_ms = 0\n").find("member_timeout_ms"), std::string::npos);
 }
 
 TEST(ConfigTest, KafkaOptionsAreCheckedAndSecretsStayOutOfTheFile) {

@@ -77,7 +77,8 @@ class PathBTest : public ::testing::Test {
 
   void write_config(const std::string& delivery) {
     const auto& stack = binberg::testing::stack();
-    std::ofstream(config_) << binberg::testing::source_config(6000 + ::getpid() % 10000, prefix_ + "_g_", dir_.path())
+    std::ofstream(config_) << binberg::testing::source_config(6000 + ::getpid() % 10000, prefix_ + "_g_", dir_.path(),
+                                                              path_b_catalog_uri_, path_b_namespace_)
                            << fmt::format(R"(
 [commit]
 interval_ms = 100
@@ -95,17 +96,20 @@ url = "{}"
 [sink]
 topics = ["{}", "{}"]
 group_id = "{}-sink"
+{}
 
 [metrics]
 address = "127.0.0.1:0"
 )",
                                           stack.kafka_bootstrap_servers(), topic_prefix_, delivery, prefix_,
-                                          stack.registry_url(), topic("accounts"), topic("orders"), prefix_);
+                                          stack.registry_url(), topic("accounts"), topic("orders"), prefix_,
+                                          sink_extra_);
   }
 
-  void start_sink(const std::string& failpoints = "") {
-    sink_.start({BINBERG_CLI, "sink", "--config", config_}, dir_.path() / "sink.log",
-                {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
+  void start_sink(const std::string& failpoints = "") { start_sink(sink_, "sink.log", failpoints); }
+  void start_sink(binberg::testing::ChildProcess& sink, const std::string& log, const std::string& failpoints = "") {
+    sink.start({BINBERG_CLI, "sink", "--config", config_}, dir_.path() / log,
+               {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
   }
 
   // Starts the source (or the sink) with FAILPOINTS and waits until it reads: a workload run then
@@ -289,15 +293,24 @@ address = "127.0.0.1:0"
     const auto root = path.empty() ? dir_.path() : dir_.path() / path;
     iceberg::CatalogOptions options;
     options.uri = "sqlite:///" + (root / "catalog.db").string();
+    if (path.empty() && !path_b_catalog_uri_.empty()) {
+      options.uri = path_b_catalog_uri_;
+      options.password = binberg::testing::postgres_catalog_password();
+    }
     options.warehouse = (root / "warehouse").string();
     return options;
+  }
+
+  // The Iceberg namespace of the tables in the catalog at PATH (the sink's, or path A's).
+  std::string table_namespace(const std::string& path = "") const {
+    return path.empty() && !path_b_namespace_.empty() ? path_b_namespace_
+                                                      : binberg::testing::stack().mariadb().database;
   }
 
   // The canonical encodings of SUFFIX's current-state rows in the catalog at PATH, sorted.
   std::vector<std::string> state_rows(const std::string& suffix, const std::string& path = "") {
     const auto catalog = iceberg::open_catalog(catalog_options(path));
-    const iceberg::LoadedTable state =
-        catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix)});
+    const iceberg::LoadedTable state = catalog->load_table({table_namespace(path), table_name(suffix)});
     std::vector<std::string> rows;
     for (const iceberg::Row& row : iceberg::read_table_rows(state.metadata)) {
       rows.push_back(iceberg::canonical_row_encoding(state.metadata.current_schema(), row));
@@ -312,7 +325,7 @@ address = "127.0.0.1:0"
     const auto catalog = iceberg::open_catalog(catalog_options(path));
     std::optional<iceberg::LoadedTable> state;
     try {
-      state = catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix)});
+      state = catalog->load_table({table_namespace(path), table_name(suffix)});
     } catch (const iceberg::NoSuchTable&) {
       return -1;
     }
@@ -352,7 +365,7 @@ address = "127.0.0.1:0"
   std::set<std::string> expect_changelog_whole_and_unique(const std::string& suffix, const std::string& path = "") {
     const auto catalog = iceberg::open_catalog(catalog_options(path));
     const iceberg::LoadedTable changelog =
-        catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix) + "_changelog"});
+        catalog->load_table({table_namespace(path), table_name(suffix) + "_changelog"});
     const iceberg::Schema& schema = changelog.metadata.current_schema();
     const auto column = [&](const std::string& name) {
       for (std::size_t i = 0; i < schema.fields().size(); ++i) {
@@ -399,7 +412,7 @@ address = "127.0.0.1:0"
     auto consumer = kafka::Consumer::create(kafka::ConsumerOptions{kafka_options(), prefix_ + "-sink", true});
     for (const char* suffix : {"accounts", "orders"}) {
       const iceberg::LoadedTable changelog =
-          catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix) + "_changelog"});
+          catalog->load_table({table_namespace(), table_name(suffix) + "_changelog"});
       const auto recorded =
           nlohmann::json::parse(changelog.metadata.current_snapshot()->summary.at(kSinkOffsetsProperty));
       std::vector<kafka::PartitionStart> partitions;
@@ -417,6 +430,9 @@ address = "127.0.0.1:0"
   binberg::testing::TempDir dir_;
   mysql::Connection db_ = mysql::Connection::open(binberg::testing::mariadb_admin_options());
   std::string prefix_, topic_prefix_, config_;
+  std::string sink_extra_;          // more [sink] keys
+  std::string path_b_catalog_uri_;  // the sink's catalog when not catalog.db (PostgreSQL)
+  std::string path_b_namespace_;    // the sink's Iceberg namespace when not the source database's
   binberg::testing::ChildProcess source_, sink_;
 };
 
@@ -952,7 +968,7 @@ std::vector<std::int64_t> PathBTest::current_snapshots() {
   const auto catalog = iceberg::open_catalog(catalog_options());
   std::vector<std::int64_t> ids;
   for (const char* suffix : {"accounts", "accounts_changelog", "orders", "orders_changelog"}) {
-    const auto table = catalog->load_table({binberg::testing::stack().mariadb().database, table_name(suffix)});
+    const auto table = catalog->load_table({table_namespace(), table_name(suffix)});
     ids.push_back(table.metadata.current_snapshot_id.value_or(-1));
   }
   return ids;
@@ -1065,6 +1081,139 @@ TEST_F(PathBTest, RebuildFromOffsetZeroAndFromATimestampEqualsTheOriginal) {
       fmt::format("'{}' sink --config '{}' --rebuild {}_x --from timestamp:nonsense 2>&1; echo \"exit $?\"",
                   BINBERG_CLI, config_, prefix_));
   EXPECT_NE(refused.find("timestamp:nonsense"), std::string::npos) << refused;
+}
+
+// Scale-out: the sinks of one group share the tables; each writes the topics the group gives it.
+class SinkScaleOutTest : public PathBTest {
+ protected:
+  void SetUp() override {
+    PathBTest::SetUp();
+    sink_extra_ = "scale_out = true\nmember_timeout_ms = 6000";
+    write_config("exactly-once");
+  }
+
+  void TearDown() override {
+    for (binberg::testing::ChildProcess* sink : {&second_, &third_}) sink->stop(SIGKILL);
+    PathBTest::TearDown();
+  }
+
+  // Waits until LOG says TEXT more than BEFORE times.
+  void wait_for_log(const std::string& log, const std::string& text, std::size_t before = 0) {
+    for (int attempt = 0; attempt < 600; ++attempt) {
+      if (binberg::testing::count_log_lines(dir_.path() / log, text) > before) return;
+      std::this_thread::sleep_for(100ms);
+    }
+    FAIL() << log << " did not say: " << text << "\n" << binberg::testing::log_tail(dir_.path() / log);
+  }
+
+  // The holders of SUFFIX's tables in commit order, as (writer epoch, writer): in each table the
+  // epochs of its snapshots never go down and each epoch has one writer (a sink that lost the
+  // table committed nothing to it after the next one claimed it).
+  std::vector<std::pair<std::int64_t, std::string>> expect_one_writer_per_epoch(const std::string& suffix) {
+    const auto catalog = iceberg::open_catalog(catalog_options());
+    std::vector<std::pair<std::int64_t, std::string>> holders;
+    for (const std::string& name : {table_name(suffix), table_name(suffix) + "_changelog"}) {
+      const iceberg::LoadedTable table = catalog->load_table({table_namespace(), name});
+      std::map<std::int64_t, std::string> writer_of;
+      std::int64_t last = 0;
+      holders.clear();
+      for (const auto& entry : table.metadata.snapshot_log) {
+        const iceberg::Snapshot& snapshot = *table.metadata.find_snapshot(entry.snapshot_id);
+        const auto epoch_at = snapshot.summary.find(kSinkWriterEpochProperty);
+        const auto writer_at = snapshot.summary.find(kSinkWriterProperty);
+        if (epoch_at == snapshot.summary.end() || writer_at == snapshot.summary.end()) {
+          ADD_FAILURE() << name << ": snapshot " << entry.snapshot_id << " names no writer and epoch";
+          continue;
+        }
+        const std::int64_t epoch = std::stoll(epoch_at->second);
+        EXPECT_GE(epoch, last) << name << ": snapshot " << entry.snapshot_id << " by " << writer_at->second
+                               << " at epoch " << epoch << " after epoch " << last;
+        const auto [holder, first] = writer_of.emplace(epoch, writer_at->second);
+        EXPECT_EQ(holder->second, writer_at->second) << name << ": epoch " << epoch << " has two writers";
+        if (first) holders.emplace_back(epoch, writer_at->second);
+        last = epoch;
+      }
+    }
+    for (const auto& [epoch, writer] : holders)
+      std::cout << table_name(suffix) << ": epoch " << epoch << " " << writer << "\n";
+    return holders;
+  }
+
+  static bool wrote(const std::vector<std::pair<std::int64_t, std::string>>& holders, pid_t pid) {
+    return std::any_of(holders.begin(), holders.end(), [&](const auto& holder) {
+      return holder.second.find(fmt::format("/{}/", pid)) != std::string::npos;
+    });
+  }
+
+  std::size_t logged_events() {
+    return expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
+  }
+
+  binberg::testing::ChildProcess second_, third_;
+};
+
+// Two sinks share the two tables (in the PostgreSQL catalog), a third joins under load, and the
+// second is SIGKILLed inside a commit (in the catalog transaction). The group gives its topic to another sink after the
+// member timeout, which claims the table at the next epoch and goes on from the offsets the table holds: the tables end
+// equal to MariaDB's, every event is in a changelog once, no snapshot holds part of a transaction, and each table's
+// epochs only go up, one writer each.
+TEST_F(SinkScaleOutTest, TwoSinksAndAJoiningThirdShareTheTablesThroughACrashInACommit) {
+  path_b_catalog_uri_ = binberg::testing::postgres_catalog_uri();  // as sinks on several hosts would share it
+  path_b_namespace_ = prefix_;  // the catalog outlives the test's warehouse: its own namespace
+  write_config("exactly-once");
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink(sink_, "sink.log");
+  start_sink(second_, "sink-2.log", "iceberg.catalog.before_commit=crash@8");
+  wait_for_log("sink.log", "gives this sink 1 of 2 topics");
+  wait_for_log("sink-2.log", "gives this sink 1 of 2 topics");
+  const pid_t second = second_.pid();
+  Written written;
+  nlohmann::json summary;
+  std::thread writer([&] { summary = workload(1, 6000, 3000); });
+  std::this_thread::sleep_for(300ms);
+  start_sink(third_, "sink-3.log");
+  const pid_t third = third_.pid();
+  writer.join();
+  written.add(summary);
+  EXPECT_EQ(second_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the second sink\n"
+                                                  << binberg::testing::log_tail(dir_.path() / "sink-2.log");
+  wait_for_log("sink-3.log", "gives this sink 1 of 2 topics");  // the crashed sink's topic
+  written.add(workload(2, 3000, 3000));
+  wait_for_saved(written.last_gtid);
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  EXPECT_EQ(third_.stop(SIGTERM), 0);
+  EXPECT_EQ(logged_events(), snapshot_rows + written.events) << "every snapshot row and row event in a changelog, once";
+  const auto accounts = expect_one_writer_per_epoch("accounts"), orders = expect_one_writer_per_epoch("orders");
+  EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second)) << "the second sink held a table";
+  EXPECT_TRUE(wrote(accounts, third) || wrote(orders, third)) << "the third sink took the crashed one's table over";
+}
+
+// A sink stuck in a commit (a failpoint holds it 25 s before the catalog swap) for longer than
+// three member timeouts leaves the group, which gives its topic to the other sink; that one claims
+// the table at the next epoch. When the stuck commit goes on, it must not reach the table: its
+// swap fails (the table moved on), and the table's newer epoch tells the sink it was replaced, so
+// it stops writing the table (fenced) instead of starting over on it. The tables end equal to
+// MariaDB's, every event is in a changelog once, and the epochs of each table only go up.
+TEST_F(SinkScaleOutTest, ASinkStuckInACommitIsFencedOutOfTheTableItLost) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink(sink_, "sink.log");
+  start_sink(second_, "sink-2.log", "sink.before_commit=delay(25000)@4#1");
+  wait_for_log("sink.log", "gives this sink 1 of 2 topics");
+  wait_for_log("sink-2.log", "gives this sink 1 of 2 topics");
+  const pid_t second = second_.pid();
+  const nlohmann::json summary = workload(1, 32000, 1000);
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  EXPECT_EQ(second_.stop(SIGTERM), 0);
+  EXPECT_EQ(logged_events(), snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
+  const auto accounts = expect_one_writer_per_epoch("accounts"), orders = expect_one_writer_per_epoch("orders");
+  EXPECT_GE(binberg::testing::count_log_lines(dir_.path() / "sink-2.log", "was claimed by"), 1u)
+      << "the stuck sink did not find itself fenced\n"
+      << binberg::testing::log_tail(dir_.path() / "sink-2.log", 60);
+  EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second));
+  EXPECT_GE(accounts.size() + orders.size(), 3u) << "a table changed hands";
 }
 }  // namespace
 }  // namespace binberg::pipeline

@@ -36,9 +36,11 @@ mysql::ConnectionOptions mariadb_replication_options() {
   return services::mariadb_options(stack().mariadb(), services::MariadbRole::kReplication);
 }
 
-std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir) {
+std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir,
+                          const std::string& catalog_uri, const std::string& iceberg_namespace) {
   const auto& mariadb = stack().mariadb();
   ::setenv("BINBERG_TEST_SOURCE_PASSWORD", mariadb.password.c_str(), 1);
+  ::setenv("BINBERG_TEST_CATALOG_PASSWORD", postgres_catalog_password().c_str(), 1);
   return fmt::format(R"([source]
 host = "{}"
 port = {}
@@ -50,12 +52,22 @@ server_id = {}
 include = ["{}.{}*"]
 
 [iceberg]
-catalog_uri = "sqlite:///{}/catalog.db"
-warehouse = "{}/warehouse"
+catalog_uri = "{}"
+{}{}warehouse = "{}/warehouse"
 )",
-                     mariadb.host, mariadb.port, mariadb.user, server_id, mariadb.database, table_prefix, dir.string(),
+                     mariadb.host, mariadb.port, mariadb.user, server_id, mariadb.database, table_prefix,
+                     catalog_uri.empty() ? fmt::format("sqlite:///{}/catalog.db", dir.string()) : catalog_uri,
+                     catalog_uri.empty() ? "" : "catalog_password_env = \"BINBERG_TEST_CATALOG_PASSWORD\"\n",
+                     iceberg_namespace.empty() ? "" : fmt::format("namespace = \"{}\"\n", iceberg_namespace),
                      dir.string());
 }
+
+std::string postgres_catalog_uri() {
+  const auto& pg = stack().postgres();
+  return fmt::format("postgresql://{}@{}:{}/{}", pg.user, pg.host, pg.port, pg.database);
+}
+
+std::string postgres_catalog_password() { return stack().postgres().password; }
 
 std::string unique_name(const std::string& prefix) {
   static std::atomic<int> counter{0};

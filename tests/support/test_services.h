@@ -29,8 +29,15 @@ void kill_and_restart_mariadb();
 
 // The [source], [capture] and [iceberg] sections of a binberg configuration for the stack's MariaDB
 // (its password from $BINBERG_TEST_SOURCE_PASSWORD, set here), capturing the tables whose names
-// start with TABLE_PREFIX in the stack's database, with catalog.db and warehouse/ in DIR.
-std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir);
+// start with TABLE_PREFIX in the stack's database, with catalog.db (or the catalog CATALOG_URI
+// names, its password from $BINBERG_TEST_CATALOG_PASSWORD) and warehouse/ in DIR, and the Iceberg
+// tables in ICEBERG_NAMESPACE (empty: the source database's).
+std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir,
+                          const std::string& catalog_uri = "", const std::string& iceberg_namespace = "");
+
+// The SQL catalog on the stack's PostgreSQL: its URI, and its password.
+std::string postgres_catalog_uri();
+std::string postgres_catalog_password();
 
 // Runs a shell command and returns its stdout; fails the test (via exception) on non-zero exit.
 std::string run_command(const std::string& command);
