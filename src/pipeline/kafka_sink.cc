@@ -200,6 +200,7 @@ class KafkaSink::Session {
     std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
     const SinkRebuildTopic* rebuild = nullptr;             // rebuild mode: where it starts and stops
     std::int64_t epoch = 0;                                // the writer epoch its commits carry (invariant 8)
+    std::uint64_t snapshot_rows = 0;  // of the source's initial copy, read whole since the last commit
   };
   struct OpenTransaction {
     mysql::BinlogPosition position;                // where it ends in the source
@@ -628,7 +629,12 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
     }
     txn.footprint = std::move(footprint);
   }
-  if (txn.footprint && txn.counted == *txn.footprint) open_.erase(txn_id);
+  if (txn.footprint && txn.counted == *txn.footprint) {
+    if (txn_id.starts_with("snapshot:")) {  // the source's initial copy: its size per table, for the audit
+      for (const auto& [where, records] : *txn.footprint) tables_.at(where.first).snapshot_rows += records;
+    }
+    open_.erase(txn_id);
+  }
   open_transactions_.set(static_cast<double>(open_.size()));
 }
 
@@ -867,6 +873,7 @@ void KafkaSink::Session::commit() {
       summary[kSinkNewestGtidProperty] = newest_gtid_;
       summary[kSinkNewestCommitProperty] = std::to_string(newest_commit_ms_);
     }
+    if (table.snapshot_rows != 0) summary[kSnapshotRowsProperty] = std::to_string(table.snapshot_rows);
     if (table.newest) {
       summary[kSinkTableNewestProperty] = table.newest->to_string();
       summary[kSinkTableNewestGtidProperty] = table.newest_gtid;
@@ -898,6 +905,7 @@ void KafkaSink::Session::commit() {
       if (record.topic == table->topic) table->pending_since_ms.emplace(record.partition, record.timestamp_ms);
     }
     table->claimed = claimed ? table->newest : std::nullopt;
+    table->snapshot_rows = 0;
     owner_.epochs_[table->topic] = table->epoch;  // claimed, or held still
     owner_.to_claim_.erase(table->topic);
   }

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -16,6 +17,7 @@
 #include "mysql/transaction_reader.h"
 #include "pipeline/kafka_sink.h"
 #include "pipeline/table_mapping.h"
+#include "pipeline/table_pair.h"
 
 namespace binberg::pipeline {
 namespace {
@@ -123,18 +125,27 @@ void read_binlog(const ReconcileOptions& options, const mysql::CharsetNames& cha
   }
 }
 
+// The event-id audit of TABLE's changelog at STATE_POSITION: every row event of the table in the
+// binlog from its initial copy up to there, plus the copy's rows, exactly once.
 EventAudit audit_changelog(const ReconcileOptions& options, iceberg::Catalog& catalog,
                            const mysql::CharsetNames& charsets, const SourcePosition& state_position) {
   EventAudit audit;
   const iceberg::LoadedTable changelog = catalog.load_table(*options.changelog_table);
+  const bool sink = written_by_sink(changelog);
   const iceberg::Snapshot* snapshot = snapshot_at_or_before(changelog, state_position);
   if (snapshot == nullptr || compare_binlog(position_of(*snapshot)->binlog, state_position.binlog) != 0) {
     fail("changelog {} has no snapshot at {}: it was not committed with its table",
          options.changelog_table->to_string(), state_position.to_string());
   }
-  // The first snapshot holds the initial copy; binlog events follow its position.
+  // The commit that holds the initial copy records its size: path A's first snapshot, or the
+  // sink's commit of the copy's source transaction (its earlier snapshots may hold other tables').
+  std::optional<std::uint64_t> snapshot_rows;
   const iceberg::Snapshot* first = snapshot;
-  while (first->parent_snapshot_id) {
+  for (;;) {
+    if (auto it = first->summary.find(kSnapshotRowsProperty); it != first->summary.end()) {
+      snapshot_rows = std::stoull(it->second);
+    }
+    if (!first->parent_snapshot_id) break;
     const iceberg::Snapshot* parent = changelog.metadata.find_snapshot(*first->parent_snapshot_id);
     if (parent == nullptr) {
       fail(
@@ -144,20 +155,24 @@ EventAudit audit_changelog(const ReconcileOptions& options, iceberg::Catalog& ca
     }
     first = parent;
   }
-  const SourcePosition initial = *position_of(*first);
-  std::uint64_t snapshot_rows = 0;
-  if (auto it = first->summary.find("binberg.snapshot-rows"); it != first->summary.end()) {
-    snapshot_rows = std::stoull(it->second);
-  }
 
+  // _event_id, _op and, for the initial copy's rows, the binlog position of the copy.
   const iceberg::Schema& schema = changelog.metadata.current_schema();
-  const iceberg::Schema projection(0, {schema.fields()[0], schema.fields()[1]});
+  const iceberg::Schema projection(0, {schema.fields()[0], schema.fields()[1], schema.fields()[3], schema.fields()[4]});
   std::unordered_map<std::string, std::uint32_t> seen;
   std::uint64_t snapshot_ops = 0;
+  std::set<std::pair<std::string, std::uint64_t>> copied_at;  // binlog file and offset
   iceberg::scan_rows(iceberg::plan_scan(changelog.metadata, snapshot->snapshot_id), projection,
                      [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) {
                        ++audit.changelog_rows;
-                       if (std::get<std::string>(row[1]) == "r") ++snapshot_ops;
+                       if (std::get<std::string>(row[1]) == "r") {
+                         ++snapshot_ops;
+                         const auto* file = std::get_if<std::string>(&row[2]);
+                         const auto* offset = std::get_if<std::int64_t>(&row[3]);
+                         if (sink && file != nullptr && offset != nullptr && copied_at.size() < 2) {
+                           copied_at.emplace(*file, static_cast<std::uint64_t>(*offset));
+                         }
+                       }
                        if (++seen[std::get<std::string>(row[0])] == 2) {
                          ++audit.duplicates;
                          if (audit.examples.size() < options.max_examples) {
@@ -167,15 +182,34 @@ EventAudit audit_changelog(const ReconcileOptions& options, iceberg::Catalog& ca
                          ++audit.duplicates;
                        }
                      });
-  audit.source_events = snapshot_rows;
-  if (snapshot_ops != snapshot_rows) {
-    audit.missing += snapshot_rows > snapshot_ops ? snapshot_rows - snapshot_ops : 0;
-    audit.unknown += snapshot_ops > snapshot_rows ? snapshot_ops - snapshot_rows : 0;
+  // Path A's first snapshot is at the copy's position. A sink's snapshots claim positions only
+  // once caught up: the copy's rows carry it.
+  mysql::BinlogPosition initial;
+  if (!sink) {
+    initial = position_of(*first)->binlog;
+  } else if (copied_at.size() == 1) {
+    initial = mysql::BinlogPosition{copied_at.begin()->first, copied_at.begin()->second};
+  } else {
+    fail("changelog {}: {}; the event audit starts from the source's initial copy — run reconcile with --no-audit",
+         options.changelog_table->to_string(),
+         copied_at.empty() ? "it holds no rows of an initial copy (the source took none)"
+                           : "its initial-copy rows come from two copies");
+  }
+  if (!snapshot_rows) {
+    if (sink)
+      fail("changelog {}: no commit records the size of its initial copy ({}); run reconcile with --no-audit",
+           options.changelog_table->to_string(), kSnapshotRowsProperty);
+    snapshot_rows = 0;
+  }
+  audit.source_events = *snapshot_rows;
+  if (snapshot_ops != *snapshot_rows) {
+    audit.missing += *snapshot_rows > snapshot_ops ? *snapshot_rows - snapshot_ops : 0;
+    audit.unknown += snapshot_ops > *snapshot_rows ? snapshot_ops - *snapshot_rows : 0;
     audit.examples.push_back(
-        fmt::format("{} snapshot rows recorded, {} in the changelog", snapshot_rows, snapshot_ops));
+        fmt::format("{} snapshot rows recorded, {} in the changelog", *snapshot_rows, snapshot_ops));
   }
   std::unordered_map<std::string, bool> expected;  // binlog event ids of the table -> seen in the changelog
-  read_binlog(options, charsets, initial.binlog, state_position.binlog, [&](const SourceTransaction& txn) {
+  read_binlog(options, charsets, initial, state_position.binlog, [&](const SourceTransaction& txn) {
     for (const ChangeEvent& event : txn.events) {
       if (event.source.database != options.table.database || event.source.table != options.table.table) continue;
       ++audit.source_events;
@@ -354,11 +388,7 @@ ReconcileReport reconcile(const ReconcileOptions& options, iceberg::Catalog& cat
         ++t;
       }
     }
-    if (options.changelog_table && written_by_sink(table)) {
-      spdlog::warn(
-          "reconcile {}: the event-id audit of tables binberg sink writes is not built yet; rows compared only",
-          report.iceberg_table);
-    } else if (options.changelog_table) {
+    if (options.changelog_table) {
       report.audit = audit_changelog(options, catalog, charsets, report.table_position);
     }
     return report;

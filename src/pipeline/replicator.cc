@@ -174,9 +174,8 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
   std::vector<iceberg::TableWriter*> writers;
   std::vector<std::map<std::string, std::string>> summaries;
   for (Table* table : tables) {
-    // Each table's own copy size: reconcile's audit expects exactly that many snapshot events.
     std::map<std::string, std::string> summary = position.to_summary();
-    summary["binberg.snapshot-rows"] = std::to_string(table->snapshot_rows);
+    summary[kSnapshotRowsProperty] = std::to_string(table->snapshot_rows);
     if (table->state) {
       writers.push_back(table->state.get());
       summaries.push_back(summary);

@@ -18,6 +18,10 @@
 
 namespace binberg::pipeline {
 
+// Snapshot summary of the changelog commit that holds a table's initial copy: how many rows the
+// copy had (reconcile's event audit expects exactly that many snapshot events).
+inline constexpr const char* kSnapshotRowsProperty = "binberg.snapshot-rows";
+
 struct TablePair {
   iceberg::TableIdentifier state_id, changelog_id;
   // The source definition the tables hold: recorded in them, else NOW for tables made here.

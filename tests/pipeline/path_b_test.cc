@@ -827,6 +827,10 @@ TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
     EXPECT_EQ(table["verdict"], orders ? "different" : "equal") << table.dump(2);
     EXPECT_EQ(table["diff"]["extra"], orders ? 1 : 0) << table.dump(2);
     EXPECT_EQ(table["diff"]["missing"], 0) << table.dump(2);
+    // The event-id audit names what the dead letters hold back: the DELETE and the first UPDATE.
+    EXPECT_EQ(table["audit"]["missing"], orders ? 2 : 0) << table.dump(2);
+    EXPECT_EQ(table["audit"]["duplicates"], 0) << table.dump(2);
+    EXPECT_EQ(table["audit"]["unknown"], 0) << table.dump(2);
   }
 
   const auto dlq = [&](const std::string& args) {
@@ -863,6 +867,10 @@ TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
   report = reconcile(exit_code);
   EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
   EXPECT_EQ(report["verdict"], "equal");
+  for (const auto& table : report["tables"]) {
+    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+    EXPECT_EQ(table["audit"]["source_events"], table["audit"]["changelog_rows"]) << table.dump(2);
+  }
   letters = listed();
   ASSERT_EQ(letters.size(), 2u);
   for (const auto& letter : letters) EXPECT_FALSE(letter["replayed_as"].is_null()) << letter.dump();
@@ -1184,6 +1192,10 @@ TEST_F(SinkScaleOutTest, TwoSinksAndAJoiningThirdShareTheTablesThroughACrashInAC
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(third_.stop(SIGTERM), 0);
   EXPECT_EQ(logged_events(), snapshot_rows + written.events) << "every snapshot row and row event in a changelog, once";
+  int exit_code = 0;
+  const nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
+  for (const auto& table : report["tables"]) EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
   const auto accounts = expect_one_writer_per_epoch("accounts"), orders = expect_one_writer_per_epoch("orders");
   EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second)) << "the second sink held a table";
   EXPECT_TRUE(wrote(accounts, third) || wrote(orders, third)) << "the third sink took the crashed one's table over";
