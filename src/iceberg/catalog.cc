@@ -18,12 +18,12 @@ class SqlCatalog : public Catalog {
  public:
   SqlCatalog(std::unique_ptr<SqlConnection> connection, CatalogOptions options)
       : db_(std::move(connection)), options_(std::move(options)) {
-    db_->execute(
+    create_if_missing(
         "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) "
         "NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
         "VARCHAR(1000), iceberg_type VARCHAR(5), PRIMARY KEY (catalog_name, table_namespace, table_name))");
     upgrade_to_v1();
-    db_->execute(
+    create_if_missing(
         "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, namespace "
         "VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, property_value VARCHAR(1000) NOT NULL, PRIMARY "
         "KEY (catalog_name, namespace, property_key))");
@@ -190,6 +190,17 @@ class SqlCatalog : public Catalog {
       return true;
     } catch (const Error&) {
       return false;
+    }
+  }
+
+  // On PostgreSQL, CREATE TABLE IF NOT EXISTS fails (a unique violation in its system catalog) when
+  // another process creates the same table at the same moment, e.g. two sinks starting on a fresh
+  // catalog; once that one committed, the statement is a no-op.
+  void create_if_missing(const std::string& statement) {
+    try {
+      db_->execute(statement);
+    } catch (const Error&) {
+      db_->execute(statement);
     }
   }
 

@@ -11,28 +11,18 @@ namespace binberg::kafka {
 
 namespace {
 
-// Applies each rebalance at once (cooperative: only the slots that move are assigned or revoked)
-// and records the slots held.
+// Applies each rebalance at once and records the slots held. The group is cooperative-sticky only
+// (join() configures nothing else): only the slots that move are assigned or revoked.
 class SlotsRebalance : public RdKafka::RebalanceCb {
  public:
   void rebalance_cb(RdKafka::KafkaConsumer* consumer, RdKafka::ErrorCode code,
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
-    const bool cooperative = consumer->rebalance_protocol() == "COOPERATIVE";
     std::unique_ptr<RdKafka::Error> error;
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
-      if (cooperative) {
-        error.reset(consumer->incremental_assign(partitions));
-      } else {
-        consumer->assign(partitions);
-        slots.clear();
-      }
+      error.reset(consumer->incremental_assign(partitions));
       for (const RdKafka::TopicPartition* p : partitions) slots.insert(p->partition());
-    } else {
-      if (cooperative) {
-        error.reset(consumer->incremental_unassign(partitions));
-      } else {
-        consumer->unassign();
-      }
+    } else {  // revoked, or lost (this member was dropped from the group)
+      error.reset(consumer->incremental_unassign(partitions));
       for (const RdKafka::TopicPartition* p : partitions) slots.erase(p->partition());
     }
     changed = true;
@@ -66,17 +56,16 @@ GroupMembership GroupMembership::join(const GroupMembershipOptions& options) {
   state->group = options.group_id;
   const auto session_ms = std::to_string(options.session_timeout.count());
   const auto heartbeat_ms = std::to_string(std::max<std::int64_t>(options.session_timeout.count() / 5, 100));
-  auto conf =
-      make_config(options.client, {
-                                      {"group.id", options.group_id},
-                                      {"partition.assignment.strategy", "cooperative-sticky"},
-                                      {"session.timeout.ms", session_ms},
-                                      {"heartbeat.interval.ms", heartbeat_ms},
-                                      {"max.poll.interval.ms", std::to_string(3 * options.session_timeout.count())},
-                                      {"enable.auto.commit", "false"},
-                                      {"auto.offset.reset", "latest"},
-                                      {"client.id", "binberg"},
-                                  });
+  auto conf = make_config(options.client, {
+                                              {"group.id", options.group_id},
+                                              {"partition.assignment.strategy", "cooperative-sticky"},
+                                              {"session.timeout.ms", session_ms},
+                                              {"heartbeat.interval.ms", heartbeat_ms},
+                                              {"max.poll.interval.ms", std::to_string(options.stall_timeout.count())},
+                                              {"enable.auto.commit", "false"},
+                                              {"auto.offset.reset", "latest"},
+                                              {"client.id", "binberg"},
+                                          });
   std::string error;
   if (conf->set("rebalance_cb", &state->rebalance, error) != RdKafka::Conf::CONF_OK) {
     fail("kafka: cannot set the rebalance callback: {}", error);

@@ -25,9 +25,11 @@ struct GroupMembershipOptions {
   ClientOptions client;
   std::string group_id;
   std::string slots_topic;
-  // A member not heard of for this long is dropped from the group and its slots go to the others;
-  // so is one that does not poll() for three times as long (its process is alive, its work stuck).
+  // A member not heard of for this long is dropped from the group and its slots go to the others.
   std::chrono::milliseconds session_timeout{10'000};
+  // So is one that does not poll() for this long (its process is alive, its work stuck); at least
+  // SESSION_TIMEOUT.
+  std::chrono::milliseconds stall_timeout{300'000};
 };
 
 class GroupMembership {

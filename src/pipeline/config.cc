@@ -310,6 +310,11 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.kafka.sink_scale_out = sink.get_or<bool>("scale_out", false);
   config.kafka.sink_member_timeout =
       std::chrono::milliseconds(sink.positive<std::uint32_t>("member_timeout_ms", 10'000));
+  config.kafka.sink_stall_timeout =
+      std::chrono::milliseconds(sink.positive<std::uint32_t>("stall_timeout_ms", 300'000));
+  if (config.kafka.sink_stall_timeout < config.kafka.sink_member_timeout) {
+    sink.error("stall_timeout_ms", "must be at least member_timeout_ms");
+  }
   sink.check_all_understood();
 
   Section metrics(root["metrics"].as_table(), "metrics", path);
@@ -368,6 +373,7 @@ KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.group_id = config.kafka.sink_group;
   options.scale_out = config.kafka.sink_scale_out;
   options.member_timeout = config.kafka.sink_member_timeout;
+  options.stall_timeout = config.kafka.sink_stall_timeout;
   options.replication_factor = config.kafka.replication_factor;
   options.iceberg_namespace = config.iceberg_namespace;
   options.changelog_suffix = config.changelog_suffix;

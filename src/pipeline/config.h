@@ -65,6 +65,7 @@ struct KafkaConfig {
   std::string sink_group = "binberg-sink";
   bool sink_scale_out = false;
   std::chrono::milliseconds sink_member_timeout{10'000};
+  std::chrono::milliseconds sink_stall_timeout{300'000};
 };
 
 struct Config {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -32,9 +33,28 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::chrono::minutes kFlushTimeout{10};
 
+std::int64_t parse_epoch(const std::string& text, const std::string& table) {
+  try {
+    return std::stoll(text);
+  } catch (const std::exception&) {
+    fail("table {}: {} '{}' is not a number", table, kSinkWriterEpochProperty, text);
+  }
+}
+
 std::string host_name() {
   char name[256] = {};
   return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown-host");
+}
+
+// "<file>:<pos>" (BinlogPosition::to_string); nullopt for anything else.
+std::optional<mysql::BinlogPosition> parse_binlog_position(std::string_view text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  mysql::BinlogPosition position{std::string(text.substr(0, colon)), 0};
+  const auto digits = text.substr(colon + 1);
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), position.offset);
+  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+  return position;
 }
 
 // A change's place in the source history. Within a partition the records of `binberg source`
@@ -46,11 +66,11 @@ struct Coordinates {
 
   std::string to_string() const { return fmt::format("{}#{}{}", binlog.to_string(), row, part == 1 ? "/new" : ""); }
   static Coordinates parse(const std::string& text) {
-    const auto hash = text.rfind('#'), colon = text.rfind(':', hash);
-    if (hash == std::string::npos || colon == std::string::npos) fail("'{}' is not <file>:<pos>#<row>", text);
+    const auto hash = text.rfind('#');
+    const auto binlog = hash == std::string::npos ? std::nullopt : parse_binlog_position(text.substr(0, hash));
+    if (!binlog) fail("'{}' is not <file>:<pos>#<row>", text);
     Coordinates c;
-    c.binlog.file = text.substr(0, colon);
-    c.binlog.offset = std::stoull(text.substr(colon + 1, hash - colon - 1));
+    c.binlog = *binlog;
     std::string row = text.substr(hash + 1);
     if (row.ends_with("/new")) {
       c.part = 1;
@@ -71,7 +91,10 @@ std::strong_ordering compare(const Coordinates& a, const Coordinates& b) {
 struct Progress {
   std::int64_t next_offset = 0;
   std::optional<Coordinates> last;
-  std::string last_txn;           // the transaction of LAST (empty in tables written before it was recorded)
+  // The transaction and source position of the last record counted (applied or diverted); empty in
+  // tables written before they were recorded.
+  std::string last_txn;
+  std::optional<mysql::BinlogPosition> last_txn_position;
   std::int64_t timestamp_ms = 0;  // of the record before next_offset, when read here (not recorded)
 };
 
@@ -92,6 +115,7 @@ std::string progress_json(const std::map<std::int32_t, Progress>& partitions) {
     nlohmann::json entry{{"next_offset", progress.next_offset}};
     if (progress.last) entry["last"] = progress.last->to_string();
     if (!progress.last_txn.empty()) entry["last_txn"] = progress.last_txn;
+    if (progress.last_txn_position) entry["last_txn_position"] = progress.last_txn_position->to_string();
     json[std::to_string(partition)] = entry;
   }
   return json.dump();
@@ -106,6 +130,10 @@ std::map<std::int32_t, Progress> parse_progress(const std::string& text, const s
       progress.next_offset = entry.at("next_offset").get<std::int64_t>();
       if (entry.contains("last")) progress.last = Coordinates::parse(entry["last"].get<std::string>());
       if (entry.contains("last_txn")) progress.last_txn = entry["last_txn"].get<std::string>();
+      if (entry.contains("last_txn_position")) {
+        progress.last_txn_position = parse_binlog_position(entry["last_txn_position"].get<std::string>());
+        if (!progress.last_txn_position) fail("partition {}: last_txn_position is not <file>:<pos>", partition);
+      }
       partitions.emplace(std::stoi(partition), progress);
     }
   } catch (const std::exception& error) {
@@ -130,15 +158,9 @@ std::map<std::string, std::string> header_map(const kafka::ConsumedRecord& recor
 std::optional<mysql::BinlogPosition> header_position(const std::map<std::string, std::string>& headers) {
   const auto it = headers.find(std::string(envelope::kPositionHeader));
   if (it == headers.end()) return std::nullopt;
-  const std::string& text = it->second;
-  const auto space = text.rfind(' '), colon = text.rfind(':');
-  if (colon == std::string::npos || (space != std::string::npos && colon < space)) return std::nullopt;
-  const std::size_t start = space == std::string::npos ? 0 : space + 1;
-  try {
-    return mysql::BinlogPosition{text.substr(start, colon - start), std::stoull(text.substr(colon + 1))};
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  const std::string_view text = it->second;  // "<gtid> <file>:<pos>", the GTID may be empty
+  const auto space = text.rfind(' ');
+  return parse_binlog_position(space == std::string_view::npos ? text : text.substr(space + 1));
 }
 
 }  // namespace
@@ -200,6 +222,8 @@ class KafkaSink::Session {
     std::map<std::string, ChangeEvent> key_change_halves;  // by event id, until the other half comes
     const SinkRebuildTopic* rebuild = nullptr;             // rebuild mode: where it starts and stops
     std::int64_t epoch = 0;                                // the writer epoch its commits carry (invariant 8)
+    // The changelog snapshot open() read the offsets from (none: no table or no snapshot yet).
+    std::optional<std::int64_t> opened_at;
     std::uint64_t snapshot_rows = 0;  // of the source's initial copy, read whole since the last commit
   };
   struct OpenTransaction {
@@ -219,7 +243,8 @@ class KafkaSink::Session {
   void seed(Table& table);
   // Rebuild mode: every partition reached the original's offsets.
   bool finished() const;
-  void handle(const kafka::ConsumedRecord& record);
+  // RECORD as read from Kafka, or (REPLAYED) taken from the records that waited while draining.
+  void handle(const kafka::ConsumedRecord& record, bool replayed = false);
   // Throws AbandonedTransaction when RECORD shows its partition's unended transaction was given up.
   void check_abandoned(const kafka::ConsumedRecord& record, const std::string& txn_id,
                        const std::optional<mysql::BinlogPosition>& position);
@@ -334,8 +359,9 @@ void KafkaSink::Session::open() {
       table.changelog_id = it->second;
       const iceberg::LoadedTable changelog = owner_.catalog_.load_table(it->second);
       if (const iceberg::Snapshot* snapshot = changelog.metadata.current_snapshot()) {
+        table.opened_at = snapshot->snapshot_id;
         if (auto at = snapshot->summary.find(kSinkWriterEpochProperty); at != snapshot->summary.end()) {
-          epoch = std::stoll(at->second);
+          epoch = parse_epoch(at->second, it->second.to_string());
           writer = snapshot->summary.count(kSinkWriterProperty) != 0 ? snapshot->summary.at(kSinkWriterProperty) : "";
         }
         if (auto offsets = snapshot->summary.find(kSinkOffsetsProperty); offsets != snapshot->summary.end()) {
@@ -426,6 +452,7 @@ void KafkaSink::Session::open() {
   }
   consumer_->assign(starts);
   commit_group_offsets();  // a rewound group shows where the tables are again
+  failpoint::hit("sink.after_open");
 }
 
 void KafkaSink::Session::seed(Table& table) {
@@ -480,6 +507,13 @@ void KafkaSink::Session::open_writers(Table& table, const std::shared_ptr<const 
   std::map<std::string, std::string> properties = {{kSinkTopicProperty, table.topic}};
   if (table.rebuild) properties[kSinkRebuildOfProperty] = table.rebuild->original_changelog.to_string();
   TablePair pair = open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema, properties);
+  // The writers commit on top of what they load now: it must be what the offsets were read from,
+  // or another writer moved the table since (and this session would apply its records again).
+  const iceberg::Snapshot* now = pair.changelog->metadata.current_snapshot();
+  if ((now ? std::optional(now->snapshot_id) : std::nullopt) != table.opened_at) {
+    throw iceberg::CommitConflict(
+        fmt::format("table {} moved on since this session read its offsets", pair.changelog_id.to_string()));
+  }
   table.schema = pair.schema;
   table.changelog_id = pair.changelog_id;
   if (pair.state) {
@@ -614,6 +648,9 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
                                const std::map<std::string, std::string>& headers) {
   const envelope::TopicPartition partition{record.topic, record.partition};
   if (txn_id.empty()) return;  // a producer without transactions: every record stands alone
+  Progress& progress = tables_.at(record.topic).progress[record.partition];
+  progress.last_txn = txn_id;
+  progress.last_txn_position = position;
   const auto end = headers.find(std::string(envelope::kTransactionEndHeader));
   in_partition_[partition] = PartitionTransaction{txn_id, end != headers.end()};
   OpenTransaction& txn = open_[txn_id];
@@ -642,13 +679,14 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::s
 // TABLE's topic were committed before this session: then it reads none of them. Each table is
 // committed in whole transactions, but two tables may have been committed by different sinks
 // (scale-out) or a table by a sink reading only it, so one table can hold its part of a
-// transaction that another still lacks. The partition's last committed change is then of this
-// transaction, or of a later one (past every change of it).
+// transaction that another still lacks. The partition's last committed record (applied or
+// diverted) is then of this transaction, or of a later one (past every change of it).
 bool KafkaSink::Session::committed_before(const Table& table, std::int32_t partition, const std::string& txn_id,
                                           const mysql::BinlogPosition& position) const {
   const auto committed = table.committed.find(partition);
-  if (committed == table.committed.end() || !committed->second.last) return false;
-  return committed->second.last_txn == txn_id || compare_binlog(committed->second.last->binlog, position) > 0;
+  if (committed == table.committed.end()) return false;
+  const Progress& last = committed->second;
+  return last.last_txn == txn_id || (last.last_txn_position && compare_binlog(*last.last_txn_position, position) > 0);
 }
 
 // A newer transaction while the partition's current one never ended there: the source gave that
@@ -676,7 +714,7 @@ void KafkaSink::Session::check_abandoned(const kafka::ConsumedRecord& record, co
       record.topic, record.partition, record.offset, current->second.id));
 }
 
-void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
+void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replayed) {
   Table& table = tables_.at(record.topic);
   if (table.rebuild) {  // a rebuild stops where the original stood
     const auto target = table.rebuild->target.find(record.partition);
@@ -702,8 +740,10 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   const std::string txn_id = txn_header == headers.end() ? std::string() : txn_header->second;
   const std::optional<mysql::BinlogPosition> position = header_position(headers);
   // Before anything may wait: a commit waits for every open transaction, so the record that shows
-  // one was abandoned must not wait behind it.
-  check_abandoned(record, txn_id, position);
+  // one was abandoned must not wait behind it. But a record behind others of its partition that
+  // still wait is checked when its turn comes: until then the partition's current transaction is
+  // not the one before it (it would look abandoned).
+  if (replayed || !waiting_partitions_.contains(partition)) check_abandoned(record, txn_id, position);
   // While draining, a transaction newer than the open ones waits, and so does all after it in its partition.
   if (draining_ && (waiting_partitions_.contains(partition) || waits(txn_id, position))) {
     waiting_.push_back(record);
@@ -747,7 +787,6 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record) {
   } else {
     apply(table, std::move(*event), key_change);
     progress.last = coordinates;
-    progress.last_txn = txn_id;
   }
   count(record, txn_id, position, headers);
   advance();
@@ -974,7 +1013,7 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
       const kafka::ConsumedRecord record = std::move(waiting_.front());
       waiting_.pop_front();
       if (waiting_.empty()) waiting_partitions_.clear();
-      handle(record);
+      handle(record, /*replayed=*/true);
     } else if (std::optional<kafka::ConsumedRecord> record = consumer_->poll(options_.poll_timeout)) {
       handle(*record);
     }
@@ -1039,7 +1078,7 @@ kafka::GroupMembership KafkaSink::join_group() {
                     options_.group_id, slots, slots_topic, slots, topics));
   }
   auto membership = kafka::GroupMembership::join(kafka::GroupMembershipOptions{
-      options_.kafka, options_.group_id + ".members", slots_topic, options_.member_timeout});
+      options_.kafka, options_.group_id + ".members", slots_topic, options_.member_timeout, options_.stall_timeout});
   spdlog::info("sink: {} joined group {} sharing {} topics", writer_, options_.group_id, topics);
   return membership;
 }
@@ -1106,6 +1145,7 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       spdlog::warn("sink: {}; starting over from the committed offsets in {} ms", error.what(), backoff.count());
       for (auto waited = std::chrono::milliseconds(0); waited < backoff; waited += std::chrono::milliseconds(100)) {
         if (stop()) return;
+        if (membership) take_slots(*membership);  // stays in the group; the next session writes what it holds
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));

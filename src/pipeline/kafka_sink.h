@@ -131,6 +131,7 @@ struct KafkaSinkOptions {
   // rebalancing gives each sink some slots, and a sink writes the tables of its slots only.
   bool scale_out = false;
   std::chrono::milliseconds member_timeout{10'000};  // a silent sink's slots go to the others then
+  std::chrono::milliseconds stall_timeout{300'000};  // and those of a sink whose loop is stuck this long
   std::int16_t replication_factor = 1;               // of the slots topic
 };
 

@@ -126,9 +126,11 @@ void read_binlog(const ReconcileOptions& options, const mysql::CharsetNames& cha
 }
 
 // The event-id audit of TABLE's changelog at STATE_POSITION: every row event of the table in the
-// binlog from its initial copy up to there, plus the copy's rows, exactly once.
-EventAudit audit_changelog(const ReconcileOptions& options, iceberg::Catalog& catalog,
-                           const mysql::CharsetNames& charsets, const SourcePosition& state_position) {
+// binlog from its initial copy up to there, plus the copy's rows, exactly once. Nullopt (with a
+// warning: rows are still compared) for a sink table that does not say where its copy began or
+// how big it was (no copy, or written before binberg recorded its size).
+std::optional<EventAudit> audit_changelog(const ReconcileOptions& options, iceberg::Catalog& catalog,
+                                          const mysql::CharsetNames& charsets, const SourcePosition& state_position) {
   EventAudit audit;
   const iceberg::LoadedTable changelog = catalog.load_table(*options.changelog_table);
   const bool sink = written_by_sink(changelog);
@@ -187,19 +189,18 @@ EventAudit audit_changelog(const ReconcileOptions& options, iceberg::Catalog& ca
   mysql::BinlogPosition initial;
   if (!sink) {
     initial = position_of(*first)->binlog;
-  } else if (copied_at.size() == 1) {
-    initial = mysql::BinlogPosition{copied_at.begin()->first, copied_at.begin()->second};
+    snapshot_rows = snapshot_rows.value_or(0);
   } else {
-    fail("changelog {}: {}; the event audit starts from the source's initial copy — run reconcile with --no-audit",
-         options.changelog_table->to_string(),
-         copied_at.empty() ? "it holds no rows of an initial copy (the source took none)"
-                           : "its initial-copy rows come from two copies");
-  }
-  if (!snapshot_rows) {
-    if (sink)
-      fail("changelog {}: no commit records the size of its initial copy ({}); run reconcile with --no-audit",
-           options.changelog_table->to_string(), kSnapshotRowsProperty);
-    snapshot_rows = 0;
+    const char* problem = copied_at.empty()      ? "it holds no rows of an initial copy (the source took none)"
+                          : copied_at.size() > 1 ? "its initial-copy rows come from two copies"
+                          : !snapshot_rows       ? "no commit records the size of its initial copy"
+                                                 : nullptr;
+    if (problem != nullptr) {
+      spdlog::warn("reconcile {}: no event-id audit: {}; rows compared only", options.changelog_table->to_string(),
+                   problem);
+      return std::nullopt;
+    }
+    initial = mysql::BinlogPosition{copied_at.begin()->first, copied_at.begin()->second};
   }
   audit.source_events = *snapshot_rows;
   if (snapshot_ops != *snapshot_rows) {

@@ -253,6 +253,9 @@ topics = ["binberg.shop.orders"]
   EXPECT_TRUE(shared.scale_out);
   EXPECT_EQ(shared.member_timeout, std::chrono::milliseconds(6000));
   EXPECT_NE(config_error(sink + "member_timeout_ms = 0\n").find("member_timeout_ms"), std::string::npos);
+  EXPECT_EQ(shared.stall_timeout, std::chrono::milliseconds(300'000));
+  EXPECT_EQ(config_error(sink + "stall_timeout_ms = 5000\n"),
+            "test.toml: [sink] stall_timeout_ms: must be at least member_timeout_ms");
 }
 
 TEST(ConfigTest, KafkaOptionsAreCheckedAndSecretsStayOutOfTheFile) {

@@ -1091,12 +1091,42 @@ TEST_F(PathBTest, RebuildFromOffsetZeroAndFromATimestampEqualsTheOriginal) {
   EXPECT_NE(refused.find("timestamp:nonsense"), std::string::npos) << refused;
 }
 
+// Two sinks of one group writing at once (a rolling restart, not scaled out): the second starts
+// while the first commits under load, and its first session waits 1 s after reading the tables'
+// offsets (sink.after_open) while the first commits on. The writers it opens at its first record
+// then find the tables moved on, so it starts over from the newer offsets instead of applying
+// records again. Whichever commits, every event is in a changelog once and the tables equal
+// MariaDB's; once the second has claimed the tables, the first finds itself replaced and stops.
+TEST_F(PathBTest, TwoSinksWritingAtOnceNeverApplyARecordTwice) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_sink();
+  nlohmann::json summary;
+  std::thread writer([&] { summary = workload(71, 6000, 3000); });
+  std::this_thread::sleep_for(500ms);
+  binberg::testing::ChildProcess second;
+  start_sink(second, "sink-2.log", "sink.after_open=delay(1000)#1");
+  writer.join();
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_GE(binberg::testing::count_log_lines(dir_.path() / "sink-2.log", "moved on since this session read"), 1u)
+      << binberg::testing::log_tail(dir_.path() / "sink-2.log");
+  const int first = sink_.stop(SIGTERM);
+  EXPECT_TRUE(first == 0 ||
+              (first == 2 && binberg::testing::count_log_lines(dir_.path() / "sink.log", "was claimed by") > 0))
+      << first << "\n"
+      << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_EQ(second.stop(SIGTERM), 0) << binberg::testing::log_tail(dir_.path() / "sink-2.log");
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
+  EXPECT_EQ(logged, snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
+}
+
 // Scale-out: the sinks of one group share the tables; each writes the topics the group gives it.
 class SinkScaleOutTest : public PathBTest {
  protected:
   void SetUp() override {
     PathBTest::SetUp();
-    sink_extra_ = "scale_out = true\nmember_timeout_ms = 6000";
+    sink_extra_ = "scale_out = true\nmember_timeout_ms = 6000\nstall_timeout_ms = 18000";
     write_config("exactly-once");
   }
 
@@ -1201,8 +1231,8 @@ TEST_F(SinkScaleOutTest, TwoSinksAndAJoiningThirdShareTheTablesThroughACrashInAC
   EXPECT_TRUE(wrote(accounts, third) || wrote(orders, third)) << "the third sink took the crashed one's table over";
 }
 
-// A sink stuck in a commit (a failpoint holds it 25 s before the catalog swap) for longer than
-// three member timeouts leaves the group, which gives its topic to the other sink; that one claims
+// A sink stuck in a commit (a failpoint holds it 25 s before the catalog swap) for longer than its
+// stall timeout (18 s) leaves the group, which gives its topic to the other sink; that one claims
 // the table at the next epoch. When the stuck commit goes on, it must not reach the table: its
 // swap fails (the table moved on), and the table's newer epoch tells the sink it was replaced, so
 // it stops writing the table (fenced) instead of starting over on it. The tables end equal to
