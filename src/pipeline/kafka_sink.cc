@@ -269,7 +269,8 @@ class KafkaSink::Session {
   // Opens TABLE's writers if needed and maps SCHEMA's rows onto them; a schema that does not fit
   // stops the sink (ConfigError).
   void map_schema(Table& table, const std::shared_ptr<const TableSchema>& schema, const kafka::ConsumedRecord& record);
-  void count(const kafka::ConsumedRecord& record, const std::string& txn_id,
+  // PROGRESS is that of RECORD's partition.
+  void count(const kafka::ConsumedRecord& record, Progress& progress, const std::string& txn_id,
              const std::optional<mysql::BinlogPosition>& position, const std::map<std::string, std::string>& headers);
   bool committed_before(const Table& table, std::int32_t partition, const std::string& txn_id,
                         const mysql::BinlogPosition& position) const;
@@ -643,12 +644,11 @@ bool KafkaSink::Session::waits(const std::string& txn_id, const std::optional<my
 
 // Counts RECORD towards its transaction; the transaction is whole once its footprint is known
 // and every partition this sink reads holds the records the footprint lists.
-void KafkaSink::Session::count(const kafka::ConsumedRecord& record, const std::string& txn_id,
+void KafkaSink::Session::count(const kafka::ConsumedRecord& record, Progress& progress, const std::string& txn_id,
                                const std::optional<mysql::BinlogPosition>& position,
                                const std::map<std::string, std::string>& headers) {
   const envelope::TopicPartition partition{record.topic, record.partition};
   if (txn_id.empty()) return;  // a producer without transactions: every record stands alone
-  Progress& progress = tables_.at(record.topic).progress[record.partition];
   progress.last_txn = txn_id;
   progress.last_txn_position = position;
   const auto end = headers.find(std::string(envelope::kTransactionEndHeader));
@@ -760,7 +760,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
   if (!txn_id.empty() && owner_.abandoned_.contains(txn_id)) return advance();
   std::optional<ChangeEvent> event = decode(record);
   if (!event) {
-    count(record, txn_id, position, headers);
+    count(record, progress, txn_id, position, headers);
     return advance();
   }
   if (const auto replay_of = headers.find(std::string(kReplayOfHeader)); replay_of != headers.end()) {
@@ -788,7 +788,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
     apply(table, std::move(*event), key_change);
     progress.last = coordinates;
   }
-  count(record, txn_id, position, headers);
+  count(record, progress, txn_id, position, headers);
   advance();
 }
 

@@ -1177,6 +1177,16 @@ class SinkScaleOutTest : public PathBTest {
     return holders;
   }
 
+  // Starts the first sink and the second (with FAILPOINTS) and waits until each writes one table;
+  // returns the second's pid.
+  pid_t start_two_sharing(const std::string& failpoints) {
+    start_sink(sink_, "sink.log");
+    start_sink(second_, "sink-2.log", failpoints);
+    wait_for_log("sink.log", "gives this sink 1 of 2 topics");
+    wait_for_log("sink-2.log", "gives this sink 1 of 2 topics");
+    return second_.pid();
+  }
+
   static bool wrote(const std::vector<std::pair<std::int64_t, std::string>>& holders, pid_t pid) {
     return std::any_of(holders.begin(), holders.end(), [&](const auto& holder) {
       return holder.second.find(fmt::format("/{}/", pid)) != std::string::npos;
@@ -1200,11 +1210,7 @@ TEST_F(SinkScaleOutTest, TwoSinksAndAJoiningThirdShareTheTablesThroughACrashInAC
   path_b_namespace_ = prefix_;  // the catalog outlives the test's warehouse: its own namespace
   write_config("exactly-once");
   const std::uint64_t snapshot_rows = load_and_snapshot();
-  start_sink(sink_, "sink.log");
-  start_sink(second_, "sink-2.log", "iceberg.catalog.before_commit=crash@8");
-  wait_for_log("sink.log", "gives this sink 1 of 2 topics");
-  wait_for_log("sink-2.log", "gives this sink 1 of 2 topics");
-  const pid_t second = second_.pid();
+  const pid_t second = start_two_sharing("iceberg.catalog.before_commit=crash@8");
   Written written;
   nlohmann::json summary;
   std::thread writer([&] { summary = workload(1, 6000, 3000); });
@@ -1239,11 +1245,7 @@ TEST_F(SinkScaleOutTest, TwoSinksAndAJoiningThirdShareTheTablesThroughACrashInAC
 // MariaDB's, every event is in a changelog once, and the epochs of each table only go up.
 TEST_F(SinkScaleOutTest, ASinkStuckInACommitIsFencedOutOfTheTableItLost) {
   const std::uint64_t snapshot_rows = load_and_snapshot();
-  start_sink(sink_, "sink.log");
-  start_sink(second_, "sink-2.log", "sink.before_commit=delay(25000)@4#1");
-  wait_for_log("sink.log", "gives this sink 1 of 2 topics");
-  wait_for_log("sink-2.log", "gives this sink 1 of 2 topics");
-  const pid_t second = second_.pid();
+  const pid_t second = start_two_sharing("sink.before_commit=delay(25000)@4#1");
   const nlohmann::json summary = workload(1, 32000, 1000);
   wait_for_saved(summary["last_gtid"].get<std::string>());
   wait_for_sink();
