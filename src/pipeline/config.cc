@@ -279,6 +279,8 @@ Config parse_config(const std::string& text, const std::string& path) {
   if (config.kafka.source_name.empty()) kafka.error("source_name", "must not be empty");
   config.kafka.offsets_topic = kafka.get_or<std::string>("offsets_topic", "");
   config.kafka.max_retries = kafka.get_or<std::uint32_t>("max_retries", 0);
+  config.kafka.save_interval = std::chrono::milliseconds(kafka.positive<std::uint32_t>("save_interval_ms", 100));
+  config.kafka.save_max_records = kafka.positive<std::size_t>("save_max_records", 50'000);
   if (std::string password = kafka.secret("sasl_password"); !password.empty()) {
     config.kafka.client.properties["sasl.password"] = std::move(password);
   }
@@ -398,7 +400,9 @@ KafkaSourceOptions kafka_source_options(const Config& config, std::vector<Captur
   options.source_name = config.kafka.source_name;
   options.offsets_topic = config.kafka.offsets_topic;
   options.max_consecutive_failures = config.kafka.max_retries;
-  options.commit = config.commit;
+  options.commit = config.commit;  // idle_position_interval
+  options.commit.interval = config.kafka.save_interval;
+  options.commit.max_events = config.kafka.save_max_records;
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
   options.reader = reader_options(config);
   return options;

@@ -60,6 +60,10 @@ struct KafkaConfig {
   std::string source_name = "binberg";
   std::string offsets_topic;  // empty: "<topic_prefix>.binberg.offsets"
   std::uint32_t max_retries = 0;
+  // When the source saves its positions (a Kafka transaction in exactly-once mode): short, since
+  // read_committed consumers see nothing of a transaction before it commits.
+  std::chrono::milliseconds save_interval{100};
+  std::size_t save_max_records = 50'000;
   // `binberg sink` ([sink]).
   std::vector<std::string> sink_topics;
   std::string sink_group = "binberg-sink";

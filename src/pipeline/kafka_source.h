@@ -60,7 +60,7 @@ struct KafkaSourceOptions {
   // The source's identity: the key of its saved positions and its transactional.id.
   std::string source_name = "binberg";
   std::string offsets_topic;  // empty: "<topic_prefix>.binberg.offsets"
-  CommitPolicy commit;        // interval and max_events: when a Kafka commit is cut
+  CommitPolicy commit;        // when positions are saved (a Kafka transaction is cut)
   std::size_t snapshot_chunk_rows = 10'000;
   std::chrono::milliseconds heartbeat{250};
   SourceReaderOptions reader;

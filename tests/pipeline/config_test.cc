@@ -203,6 +203,10 @@ TEST(ConfigTest, SourceOnlyFileNeedsNoCatalogAndGetsTheDocumentedDefaults) {
   EXPECT_EQ(options.offsets_topic, "");
   EXPECT_EQ(options.max_consecutive_failures, 0u);
   EXPECT_EQ(options.server_id, 4201u);
+  // The source saves (cuts Kafka transactions) on its own, shorter schedule than [commit]'s.
+  EXPECT_EQ(options.commit.interval, std::chrono::milliseconds(100));
+  EXPECT_EQ(options.commit.max_events, 50'000u);
+  EXPECT_EQ(options.commit.idle_position_interval, config.commit.idle_position_interval);
   EXPECT_EQ(change_topic(options.topic_prefix, options.tables.front()), "binberg.shop.orders");
   // Without a catalog the file is no replicate configuration, and says so.
   try {
@@ -285,6 +289,15 @@ TEST(ConfigTest, KafkaOptionsAreCheckedAndSecretsStayOutOfTheFile) {
   const Config at_least_once = parse_config(
       std::string(with_env).replace(with_env.find("[registry]"), 0, "delivery = \"at-least-once\"\n\n"), "t");
   EXPECT_EQ(kafka_source_options(at_least_once, {}).delivery, Delivery::kAtLeastOnce);
+  const KafkaSourceOptions saving = kafka_source_options(
+      parse_config(std::string(with_env).replace(with_env.find("[registry]"), 0,
+                                                 "save_interval_ms = 250\nsave_max_records = 7\n\n"),
+                   "t"),
+      {});
+  EXPECT_EQ(saving.commit.interval, std::chrono::milliseconds(250));
+  EXPECT_EQ(saving.commit.max_events, 7u);
+  EXPECT_EQ(config_error(std::string(with_env).replace(with_env.find("[registry]"), 0, "save_interval_ms = 0\n\n")),
+            "test.toml: [kafka] save_interval_ms: must be positive");
 }
 
 }  // namespace
