@@ -33,6 +33,10 @@ struct Enum {
 struct Record {
   std::vector<Value> fields;  // in schema field order
   bool operator==(const Record&) const = default;
+
+  // A record of FIELDS, moved in: a braced list would copy each one, nested values included.
+  template <typename... Fields>
+  static Record of(Fields&&... fields);
 };
 
 // A union value: the chosen branch of the union schema and the value of that branch.
@@ -124,6 +128,14 @@ inline Union& Union::operator=(const Union& other) {
   return *this;
 }
 inline Union::~Union() = default;
+
+template <typename... Fields>
+Record Record::of(Fields&&... fields) {
+  Record record;
+  record.fields.reserve(sizeof...(fields));
+  (record.fields.emplace_back(std::forward<Fields>(fields)), ...);
+  return record;
+}
 inline bool Union::operator==(const Union& other) const { return branch_ == other.branch_ && *value_ == *other.value_; }
 
 // Converts a JSON default value (as written in a schema) to a value of `schema`; throws Error on mismatch.

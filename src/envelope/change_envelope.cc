@@ -208,22 +208,14 @@ RowImage key_from_datum(const TableSchema& table, const avro::Value& key) {
 avro::Value envelope_datum(const ChangeEvent& event, std::string_view connector_name, std::int64_t ts_ms) {
   const TableSchema& table = *event.schema;
   const SourceInfo& source = event.source;
-  avro::Record source_datum{{
-      std::string(kVersion),
-      std::string("mysql"),
-      std::string(connector_name),
-      source.commit_ts_ms,
-      avro::Union(0, std::string(event.op == Op::kSnapshot ? "true" : "false")),
-      source.database,
-      avro::Union(1, source.table),
-      static_cast<std::int64_t>(source.server_id),
-      source.gtid.empty() ? avro::Union(0, avro::Value()) : avro::Union(1, source.gtid),
-      source.file,
-      static_cast<std::int64_t>(source.end_pos),
-      static_cast<std::int32_t>(source.row_index),
-  }};
-  return avro::Record{{optional_row(table, event.before), optional_row(table, event.after), std::move(source_datum),
-                       std::string(1, static_cast<char>(event.op)), avro::Union(1, ts_ms)}};
+  avro::Record source_datum =
+      avro::Record::of(std::string(kVersion), std::string("mysql"), std::string(connector_name), source.commit_ts_ms,
+                       avro::Union(0, std::string(event.op == Op::kSnapshot ? "true" : "false")), source.database,
+                       avro::Union(1, source.table), static_cast<std::int64_t>(source.server_id),
+                       source.gtid.empty() ? avro::Union(0, avro::Value()) : avro::Union(1, source.gtid), source.file,
+                       static_cast<std::int64_t>(source.end_pos), static_cast<std::int32_t>(source.row_index));
+  return avro::Record::of(optional_row(table, event.before), optional_row(table, event.after), std::move(source_datum),
+                          std::string(1, static_cast<char>(event.op)), avro::Union(1, ts_ms));
 }
 
 ChangeEvent change_event_from_datum(const avro::Value& envelope, std::shared_ptr<const TableSchema> table) {
