@@ -103,6 +103,15 @@ interval_ms = {args.interval_ms}
             if process.wait(timeout=300) != 0 and not wrapped:
                 sys.exit(f"{command} exited with {process.returncode}; see {self.dir}/{command}.log")
 
+    def cpu_seconds(self):
+        """CPU time (user + system) each pipeline process used so far, by command."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        used = {}
+        for command, process in zip(self.commands, self.processes):
+            fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            used[command] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        return used
+
     def drop_tables(self):
         m = self.mariadb
         subprocess.run(["mariadb", f"--host={m['host']}", f"--port={m['port']}", f"--user={m['user']}", m["database"],
@@ -175,6 +184,9 @@ def run(bench, args, name):
     elapsed = time.monotonic() - started
     print(f"  throughput: {load['events']['total'] / elapsed:,.0f} row events/s end to end "
           f"({load['events']['total']} events in {elapsed:.2f} s, process start included)")
+    if not bench.wrap:  # a wrapper's pid is not binberg's
+        used = ", ".join(f"{command} {seconds:.2f} s" for command, seconds in bench.cpu_seconds().items())
+        print(f"  cpu time in that run: {used} (on {os.cpu_count()} cores)")
 
     if args.skip_freshness:
         bench.stop_replicate(wrapped=bool(bench.wrap))

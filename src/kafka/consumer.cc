@@ -13,7 +13,6 @@ namespace binberg::kafka {
 struct Consumer::State {
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::string bootstrap;
-  std::set<std::pair<std::string, std::int32_t>> at_end;  // partitions read to their end
 };
 
 Consumer::Consumer(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -117,10 +116,6 @@ std::vector<PartitionStart> Consumer::committed(const std::vector<PartitionStart
   return result;
 }
 
-bool Consumer::at_end(const std::string& topic, std::int32_t partition) const {
-  return state_->at_end.contains({topic, partition});
-}
-
 std::optional<std::int64_t> Consumer::high_watermark(const std::string& topic, std::int32_t partition) {
   std::int64_t low = 0, high = 0;
   if (state_->consumer->get_watermark_offsets(topic, partition, &low, &high) != RdKafka::ERR_NO_ERROR || high < 0) {
@@ -142,21 +137,24 @@ std::pair<std::int64_t, std::int64_t> Consumer::watermarks(const std::string& to
 }
 
 std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) {
+  Polled polled = poll_event(timeout);
+  if (auto* record = std::get_if<ConsumedRecord>(&polled)) return std::move(*record);
+  return std::nullopt;
+}
+
+Polled Consumer::poll_event(std::chrono::milliseconds timeout) {
   std::unique_ptr<RdKafka::Message> message(state_->consumer->consume(static_cast<int>(timeout.count())));
   switch (message->err()) {
     case RdKafka::ERR_NO_ERROR:
-      state_->at_end.erase({message->topic_name(), message->partition()});
-      break;
+      return to_record(*message);
     case RdKafka::ERR__PARTITION_EOF:
-      state_->at_end.emplace(message->topic_name(), message->partition());
-      return std::nullopt;
+      return PartitionEnd{message->topic_name(), message->partition()};
     case RdKafka::ERR__TIMED_OUT:
-      return std::nullopt;
+      return std::monostate{};
     default:
       fail("kafka {}: consume failed on {} [{}]: {}", state_->bootstrap, message->topic_name(), message->partition(),
            message->errstr());
   }
-  return to_record(*message);
 }
 
 namespace {

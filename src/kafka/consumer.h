@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "kafka/client_config.h"
@@ -42,6 +43,15 @@ struct PartitionStart {
   std::int64_t offset = 0;  // the next offset to read
 };
 
+// A partition read to its end (transaction markers included): nothing after it yet.
+struct PartitionEnd {
+  std::string topic;
+  std::int32_t partition = 0;
+};
+
+// What one poll gives: nothing within the timeout, a record, or a partition's end.
+using Polled = std::variant<std::monostate, ConsumedRecord, PartitionEnd>;
+
 class Consumer {
  public:
   static Consumer create(const ConsumerOptions& options);
@@ -61,9 +71,6 @@ class Consumer {
   // The high watermark of a partition as the last fetch reported it (no broker call); nullopt when
   // none is known yet.
   std::optional<std::int64_t> high_watermark(const std::string& topic, std::int32_t partition);
-  // Whether poll() read the partition to its end (transaction markers included) and found no
-  // record after that yet.
-  bool at_end(const std::string& topic, std::int32_t partition) const;
   // The first and the next offset of a partition, asked of the broker (the first moves up as
   // retention deletes records). Throws Error when the broker does not answer within TIMEOUT.
   std::pair<std::int64_t, std::int64_t> watermarks(const std::string& topic, std::int32_t partition,
@@ -72,6 +79,8 @@ class Consumer {
   // The next record, or nullopt when none arrived within TIMEOUT. Throws Error on a consumer
   // error other than reaching a partition's end.
   std::optional<ConsumedRecord> poll(std::chrono::milliseconds timeout);
+  // The next record or partition end, as they come; throws like poll().
+  Polled poll_event(std::chrono::milliseconds timeout);
 
  private:
   struct State;

@@ -382,6 +382,7 @@ KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.commit = config.commit;
   options.writer = writer_options(config);
   options.max_consecutive_failures = config.kafka.max_retries;
+  options.queue_records = config.memory.queue_events;
   return options;
 }
 

@@ -24,6 +24,7 @@
 #include "kafka/producer.h"
 #include "pipeline/dead_letters.h"
 #include "pipeline/schema_change.h"
+#include "pipeline/sink_reader.h"
 #include "pipeline/source_position.h"
 #include "pipeline/table_pair.h"
 
@@ -148,12 +149,6 @@ class AbandonedTransaction : public Error {
   using Error::Error;
 };
 
-std::map<std::string, std::string> header_map(const kafka::ConsumedRecord& record) {
-  std::map<std::string, std::string> headers;
-  for (const auto& header : record.headers) headers[header.name] = header.value;
-  return headers;
-}
-
 // The source position a record's kPositionHeader names ("<gtid> <file>:<pos>"), if it has one.
 std::optional<mysql::BinlogPosition> header_position(const std::map<std::string, std::string>& headers) {
   const auto it = headers.find(std::string(envelope::kPositionHeader));
@@ -243,19 +238,19 @@ class KafkaSink::Session {
   void seed(Table& table);
   // Rebuild mode: every partition reached the original's offsets.
   bool finished() const;
-  // RECORD as read from Kafka, or (REPLAYED) taken from the records that waited while draining.
-  void handle(const kafka::ConsumedRecord& record, bool replayed = false);
+  // READ as the reader handed it over, or (REPLAYED) taken from the records that waited while draining.
+  void handle(ReadRecord& read, bool replayed = false);
   // Throws AbandonedTransaction when RECORD shows its partition's unended transaction was given up.
   void check_abandoned(const kafka::ConsumedRecord& record, const std::string& txn_id,
                        const std::optional<mysql::BinlogPosition>& position);
-  // Decodes RECORD; nullopt after sending it to the dead-letter topic.
-  std::optional<ChangeEvent> decode(const kafka::ConsumedRecord& record);
+  // READ's change; nullopt after sending it to the dead-letter topic.
+  std::optional<ChangeEvent> decode(ReadRecord& read);
   // A replayed dead letter (kReplayOfHeader naming ORIGIN), outside every source transaction.
-  void replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event, const RecordOrigin& origin);
+  void replay(Table& table, const ReadRecord& read, ChangeEvent event, const RecordOrigin& origin);
   enum class ReplayVerdict { kApply, kSuperseded, kDuplicate };
   ReplayVerdict judge_replay(const kafka::ConsumedRecord& record, const ChangeEvent& event, const RecordOrigin& origin);
-  // Why RECORD's key is not the key of EVENT's row, or nullopt when it is (the audit gate).
-  std::optional<std::string> key_problem(const kafka::ConsumedRecord& record, const ChangeEvent& event);
+  // Why READ's key is not the key of EVENT's row, or nullopt when it is (the audit gate).
+  std::optional<std::string> key_problem(const ReadRecord& read, const ChangeEvent& event);
   // Whether a record of transaction TXN_ID at POSITION waits while draining: it begins a
   // transaction newer than every open one (older ones are let in, or the open ones might wait
   // for records behind them in their partitions).
@@ -292,7 +287,7 @@ class KafkaSink::Session {
 
   KafkaSink& owner_;
   const KafkaSinkOptions& options_;
-  RecordDecoder decoder_;
+  RecordDecoder decoder_;  // for replays' judgement; the reader decodes the records read
   metrics::Counter& records_;
   metrics::Counter& applied_;
   metrics::Family& redelivered_;
@@ -305,6 +300,9 @@ class KafkaSink::Session {
   metrics::Family& lag_;
   metrics::Family& lag_seconds_;
   std::optional<kafka::Consumer> consumer_;
+  std::optional<SinkReader> reader_;  // reads consumer_ (declared after it: stops first)
+  // The partitions whose end the reader reported after the last record handed over.
+  std::set<envelope::TopicPartition> at_end_;
   std::optional<kafka::Producer> diverted_;  // dead letters and quarantine
   std::map<std::string, Table> tables_;      // by topic
   std::map<std::string, OpenTransaction> open_;
@@ -312,7 +310,7 @@ class KafkaSink::Session {
   // Draining: a commit is due; records of transactions that begin meanwhile wait here.
   bool draining_ = false;
   mysql::BinlogPosition horizon_;  // the newest open transaction when draining began
-  std::deque<kafka::ConsumedRecord> waiting_;
+  std::deque<ReadRecord> waiting_;
   // read_from: the partitions read again from before the tables' offsets, until they get there.
   std::map<envelope::TopicPartition, std::int64_t> rereading_;
   std::set<envelope::TopicPartition> waiting_partitions_;
@@ -564,10 +562,13 @@ void KafkaSink::Session::quarantine(const kafka::ConsumedRecord& record, const s
   quarantined_.add();
 }
 
-std::optional<ChangeEvent> KafkaSink::Session::decode(const kafka::ConsumedRecord& record) {
+std::optional<ChangeEvent> KafkaSink::Session::decode(ReadRecord& read) {
+  if (read.event) return std::move(read.event);
+  const kafka::ConsumedRecord& record = read.record;
+  if (!read.event_error)
+    fail("{} [{}] offset {}: handed over undecoded", record.topic, record.partition, record.offset);
   try {
-    if (!record.value) fail("a record without a value (a tombstone) is no change");
-    return decoder_.change(*record.value);
+    std::rethrow_exception(read.event_error);
   } catch (const registry::RegistryError& error) {
     if (error.http_status() != 404) throw;  // the registry is unwell: retry, do not dead-letter
     dead_letter(record, fmt::format("unknown schema id: {}", error.what()));
@@ -619,15 +620,17 @@ void KafkaSink::Session::apply(Table& table, ChangeEvent event, const std::strin
   applied_.add();
 }
 
-std::optional<std::string> KafkaSink::Session::key_problem(const kafka::ConsumedRecord& record,
-                                                           const ChangeEvent& event) {
-  const TableSchema& schema = *event.schema;
-  if (schema.primary_key.empty()) return std::nullopt;
-  if (!record.key) return "the record has no key";
+std::optional<std::string> KafkaSink::Session::key_problem(const ReadRecord& read, const ChangeEvent& event) {
+  if (event.schema->primary_key.empty()) return std::nullopt;
+  if (!read.record.key) return "the record has no key";
+  if (read.key) {
+    if (*read.key != primary_key_of(event)) return "the record's key is not its row's key";
+    return std::nullopt;
+  }
+  if (!read.key_error)
+    fail("{} [{}] offset {}: key not decoded", read.record.topic, read.record.partition, read.record.offset);
   try {
-    if (decoder_.key(*record.key, schema) != primary_key_of(event)) {
-      return "the record's key is not its row's key";
-    }
+    std::rethrow_exception(read.key_error);
   } catch (const registry::RegistryError& error) {
     if (error.http_status() != 404) throw;
     return fmt::format("the key's schema is unknown: {}", error.what());
@@ -714,7 +717,8 @@ void KafkaSink::Session::check_abandoned(const kafka::ConsumedRecord& record, co
       record.topic, record.partition, record.offset, current->second.id));
 }
 
-void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replayed) {
+void KafkaSink::Session::handle(ReadRecord& read, bool replayed) {
+  const kafka::ConsumedRecord& record = read.record;
   Table& table = tables_.at(record.topic);
   if (table.rebuild) {  // a rebuild stops where the original stood
     const auto target = table.rebuild->target.find(record.partition);
@@ -735,7 +739,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
     return;
   }
   table.pending_since_ms.emplace(record.partition, record.timestamp_ms);  // the first not committed
-  const auto headers = header_map(record);
+  const std::map<std::string, std::string>& headers = read.headers;
   const auto txn_header = headers.find(std::string(envelope::kTransactionHeader));
   const std::string txn_id = txn_header == headers.end() ? std::string() : txn_header->second;
   const std::optional<mysql::BinlogPosition> position = header_position(headers);
@@ -746,8 +750,8 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
   if (replayed || !waiting_partitions_.contains(partition)) check_abandoned(record, txn_id, position);
   // While draining, a transaction newer than the open ones waits, and so does all after it in its partition.
   if (draining_ && (waiting_partitions_.contains(partition) || waits(txn_id, position))) {
-    waiting_.push_back(record);
     waiting_partitions_.insert(partition);
+    waiting_.push_back(std::move(read));
     return;
   }
   ++owner_.stats_.records;
@@ -758,7 +762,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
     offsets_moved_ = true;
   };
   if (!txn_id.empty() && owner_.abandoned_.contains(txn_id)) return advance();
-  std::optional<ChangeEvent> event = decode(record);
+  std::optional<ChangeEvent> event = decode(read);
   if (!event) {
     count(record, progress, txn_id, position, headers);
     return advance();
@@ -771,7 +775,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
       dead_letter(record, fmt::format("{}: {}", kReplayOfHeader, error.what()));
       return advance();
     }
-    replay(table, record, std::move(*event), *origin);
+    replay(table, read, std::move(*event), *origin);
     return advance();
   }
   const std::string key_change = key_change_of(headers);
@@ -782,7 +786,7 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
     return advance();
   }
   map_schema(table, event->schema, record);
-  if (const auto problem = key_problem(record, *event)) {
+  if (const auto problem = key_problem(read, *event)) {
     quarantine(record, *problem);
   } else {
     apply(table, std::move(*event), key_change);
@@ -792,10 +796,10 @@ void KafkaSink::Session::handle(const kafka::ConsumedRecord& record, bool replay
   advance();
 }
 
-void KafkaSink::Session::replay(Table& table, const kafka::ConsumedRecord& record, ChangeEvent event,
-                                const RecordOrigin& origin) {
+void KafkaSink::Session::replay(Table& table, const ReadRecord& read, ChangeEvent event, const RecordOrigin& origin) {
+  const kafka::ConsumedRecord& record = read.record;
   map_schema(table, event.schema, record);
-  if (const auto problem = key_problem(record, event)) return quarantine(record, *problem);
+  if (const auto problem = key_problem(read, event)) return quarantine(record, *problem);
   const ReplayVerdict verdict = judge_replay(record, event, origin);
   const char* what = verdict == ReplayVerdict::kApply        ? "applied"
                      : verdict == ReplayVerdict::kSuperseded ? "superseded"
@@ -872,7 +876,7 @@ KafkaSink::Session::ReplayVerdict KafkaSink::Session::judge_replay(const kafka::
 bool KafkaSink::Session::claimable(const Table& table) const {
   if (!table.newest || table.rebuild) return false;
   for (std::int32_t partition = 0; partition < table.partitions; ++partition) {
-    if (!consumer_->at_end(table.topic, partition) || waiting_partitions_.contains({table.topic, partition})) {
+    if (!at_end_.contains({table.topic, partition}) || waiting_partitions_.contains({table.topic, partition})) {
       return false;
     }
   }
@@ -888,6 +892,7 @@ bool KafkaSink::Session::claim_due() const {
 }
 
 void KafkaSink::Session::commit() {
+  const auto started = Clock::now();
   std::vector<iceberg::TableWriter*> writers;
   std::vector<iceberg::PreparedCommit> prepared;
   std::vector<std::pair<Table*, bool>> committed;  // and whether its snapshot claims a position
@@ -934,14 +939,20 @@ void KafkaSink::Session::commit() {
   offsets_moved_ = false;
   if (writers.empty()) return;
   failpoint::hit("sink.before_commit");
+  const auto prepared_at = Clock::now();
   iceberg::commit_tables(owner_.catalog_, writers, prepared);
   failpoint::hit("sink.after_commit");
+  spdlog::debug("sink: committed {} changes to {} tables: files {} ms, catalog {} ms", pending_changes_,
+                committed.size(), std::chrono::duration_cast<std::chrono::milliseconds>(prepared_at - started).count(),
+                std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - prepared_at).count());
   for (const auto& [table, claimed] : committed) {
     table->committed = table->progress;
     table->dirty = false;
     table->pending_since_ms.clear();
-    for (const kafka::ConsumedRecord& record : waiting_) {  // read, not yet applied: still pending
-      if (record.topic == table->topic) table->pending_since_ms.emplace(record.partition, record.timestamp_ms);
+    for (const ReadRecord& read : waiting_) {  // read, not yet applied: still pending
+      if (read.record.topic == table->topic) {
+        table->pending_since_ms.emplace(read.record.partition, read.record.timestamp_ms);
+      }
     }
     table->claimed = claimed ? table->newest : std::nullopt;
     table->snapshot_rows = 0;
@@ -985,7 +996,7 @@ void KafkaSink::Session::update_lag() {
       const auto read = table.progress.find(partition);
       const bool uncommitted = read != table.progress.end() && read->second.next_offset > committed.next_offset;
       const auto pending = table.pending_since_ms.find(partition);
-      if (!uncommitted && !waiting_partitions_.contains({topic, partition}) && consumer_->at_end(topic, partition)) {
+      if (!uncommitted && !waiting_partitions_.contains({topic, partition}) && at_end_.contains({topic, partition})) {
         lag_seconds_.gauge(labels).set(0);
       } else if (pending != table.pending_since_ms.end()) {
         lag_seconds_.gauge(labels).set(static_cast<double>(now - pending->second) / 1000.0);
@@ -998,6 +1009,7 @@ void KafkaSink::Session::update_lag() {
 
 void KafkaSink::Session::run(const std::function<bool()>& stop) {
   open();
+  reader_.emplace(*consumer_, options_.registry, rereading_, options_.queue_records);
   auto last_commit = Clock::now();
   auto last_lag = Clock::now();
   auto draining_since = Clock::now();
@@ -1010,12 +1022,18 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
       draining_since = Clock::now();
     }
     if (!waiting_.empty() && !draining_) {
-      const kafka::ConsumedRecord record = std::move(waiting_.front());
+      ReadRecord read = std::move(waiting_.front());
       waiting_.pop_front();
       if (waiting_.empty()) waiting_partitions_.clear();
-      handle(record, /*replayed=*/true);
-    } else if (std::optional<kafka::ConsumedRecord> record = consumer_->poll(options_.poll_timeout)) {
-      handle(*record);
+      handle(read, /*replayed=*/true);
+    } else if (std::optional<ReadItem> item = reader_->next(options_.poll_timeout)) {
+      if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
+        at_end_.emplace(end->topic, end->partition);
+      } else {
+        ReadRecord& read = std::get<ReadRecord>(*item);
+        at_end_.erase({read.record.topic, read.record.partition});
+        handle(read);
+      }
     }
     if (Clock::now() - last_lag >= std::chrono::seconds(1)) {
       update_lag();
