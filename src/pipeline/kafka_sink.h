@@ -118,7 +118,7 @@ struct KafkaSinkOptions {
   iceberg::TableWriterOptions writer;
   metrics::Registry* metrics = nullptr;
   std::chrono::milliseconds poll_timeout{100};
-  std::size_t queue_records = 65'536;  // records read and decoded ahead of applying them
+  std::size_t queue_records = 65'536;          // records read and decoded ahead of applying them
   std::uint32_t max_consecutive_failures = 0;  // 0: retry forever
   // Reading starts at this offset of every partition (kEarliestOffset: its first) instead of at
   // the offsets the tables record, which it may not pass; what the tables hold is read again and
