@@ -187,6 +187,9 @@ class KafkaSink::Session {
                     .counter()),
         open_transactions_(
             owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()),
+        queued_(owner.registry_
+                    .gauge("binberg_sink_queued_records", "Records read and decoded, waiting for the sink's thread")
+                    .gauge()),
         lag_(owner.registry_.gauge("binberg_sink_lag_records",
                                    "Records between a partition's committed offset and its end",
                                    {"topic", "partition"})),
@@ -297,6 +300,7 @@ class KafkaSink::Session {
   metrics::Counter& commits_;
   metrics::Counter& fenced_;
   metrics::Gauge& open_transactions_;
+  metrics::Gauge& queued_;
   metrics::Family& lag_;
   metrics::Family& lag_seconds_;
   std::optional<kafka::Consumer> consumer_;
@@ -987,6 +991,7 @@ void KafkaSink::Session::commit_group_offsets() {
 // newest record the tables hold (an upper bound: the first one they lack came after it).
 void KafkaSink::Session::update_lag() {
   const std::int64_t now = unix_millis();
+  if (reader_) queued_.set(static_cast<double>(reader_->queued()));  // none yet while opening
   for (const auto& [topic, table] : tables_) {
     for (const auto& [partition, committed] : table.committed) {
       const auto high = consumer_->high_watermark(topic, partition);

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.h"
@@ -66,7 +67,7 @@ void SinkReader::run(kafka::Consumer& consumer, const registry::RegistryOptions&
   std::chrono::steady_clock::duration waited{};
   const auto hand_over = [&] {
     if (batch.empty()) return true;
-    const bool open = queue_.push(std::move(batch), std::max<std::size_t>(records, 1), waited);
+    const bool open = queue_.push(std::move(batch), records, waited);  // partition ends cost nothing
     batch.clear();
     records = 0;
     return open;
@@ -99,6 +100,12 @@ std::optional<ReadItem> SinkReader::next(std::chrono::milliseconds timeout) {
   ReadItem item = std::move(taken_.front());
   taken_.pop_front();
   return item;
+}
+
+std::size_t SinkReader::queued() const {
+  const auto records = std::count_if(taken_.begin(), taken_.end(),
+                                     [](const ReadItem& item) { return std::holds_alternative<ReadRecord>(item); });
+  return queue_.held() + static_cast<std::size_t>(records);
 }
 
 }  // namespace binberg::pipeline

@@ -63,6 +63,8 @@ class SinkReader {
   // The next item, waiting up to TIMEOUT; nullopt when none came. Rethrows the consumer's failure
   // once the items read before it are taken.
   std::optional<ReadItem> next(std::chrono::milliseconds timeout);
+  // Records read and not taken by next() yet (at most the queue's bound plus one batch).
+  std::size_t queued() const;
 
  private:
   void run(kafka::Consumer& consumer, const registry::RegistryOptions& registry);

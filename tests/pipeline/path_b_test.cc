@@ -894,6 +894,8 @@ TEST_F(PathBTest, PoisonBytesGoToTheDlqAndTheirReplayConverges) {
   }
   EXPECT_EQ(binberg::testing::sample_count(metrics, "binberg_sink_lag_seconds"), 6u) << "two topics, 3 partitions";
   EXPECT_EQ(binberg::testing::sample_sum(metrics, "binberg_sink_lag_seconds"), 0) << metrics;
+  EXPECT_EQ(binberg::testing::sample_count(metrics, "binberg_sink_queued_records"), 1u);
+  EXPECT_EQ(binberg::testing::sample_sum(metrics, "binberg_sink_queued_records"), 0) << "read to the end: none waits";
   EXPECT_EQ(binberg::testing::sample_sum(metrics, "binberg_sink_dead_letters_total"), 2);
   for (const char* verdict : {"applied", "superseded", "duplicate"}) {
     EXPECT_EQ(
