@@ -55,6 +55,7 @@ bench: build
 	$(RELEASE_DIR)/bench/avro_bench
 	$(RELEASE_DIR)/bench/table_bench
 	.venv/bin/python bench/path_a_bench.py
+	.venv/bin/python bench/path_b_bench.py --events 300000 --repeat 3
 
 # libFuzzer targets (clang) built in build/fuzz and run for FUZZ_SECONDS each; see docs/fuzzing.md.
 FUZZ_SECONDS ?= 60

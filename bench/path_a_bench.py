@@ -12,7 +12,7 @@ Two figures, printed (never asserted: these machines are shared and noisy):
    A snapshot's timestamp is taken just before its catalog transaction, so the figures understate
    visibility by the catalog commit time (a few milliseconds on SQLite).
 
-Usage: bench/path_a_bench.py [--events N] [--rate R] [--seconds S] [--interval-ms MS]
+Usage: bench/path_a_bench.py [--events N] [--repeat K] [--rate R] [--seconds S] [--interval-ms MS]
 """
 
 import argparse
@@ -160,6 +160,8 @@ def make_parser(description):
     parser.add_argument("--seconds", type=float, default=30, help="length of the freshness run")
     parser.add_argument("--interval-ms", type=int, default=1000, help="replicate's [commit] interval_ms")
     parser.add_argument("--wrap", help="command prefix for the catch-up replicate, e.g. 'perf record -g -o p.data'")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="catch-up runs (a shared machine is noisy: the median of several says more)")
     parser.add_argument("--skip-freshness", action="store_true")
     return parser
 
@@ -174,19 +176,29 @@ def run(bench, args, name):
     bench.wait_for_gtid(gtid_seq(created["last_gtid"]))
     bench.stop_replicate()
 
-    load = bench.gen("--events", str(args.events), "--seed", "1", "--rows-per-statement", "50", "--statements", "4",
-                     "--multi-table-share", "0.3", "--large-every", "200", "--large-rows", "20000")
-    print(f"  backlog: {load['events']['total']} row events in {load['transactions']} transactions "
-          f"(gen: {load['events_per_second']:.0f} events/s)")
-    started = time.monotonic()
-    bench.start_replicate(wrapped=True)
-    bench.wait_for_gtid(gtid_seq(load["last_gtid"]))
-    elapsed = time.monotonic() - started
-    print(f"  throughput: {load['events']['total'] / elapsed:,.0f} row events/s end to end "
-          f"({load['events']['total']} events in {elapsed:.2f} s, process start included)")
-    if not bench.wrap:  # a wrapper's pid is not binberg's
-        used = ", ".join(f"{command} {seconds:.2f} s" for command, seconds in bench.cpu_seconds().items())
-        print(f"  cpu time in that run: {used} (on {os.cpu_count()} cores)")
+    # Catch-up runs: each piles up a backlog while the pipeline is stopped, then times it through.
+    rates = []
+    for attempt in range(args.repeat):
+        if attempt:
+            bench.stop_replicate(wrapped=bool(bench.wrap))
+        load = bench.gen("--events", str(args.events), "--seed", str(1 + attempt), "--rows-per-statement", "50",
+                         "--statements", "4", "--multi-table-share", "0.3", "--large-every", "200",
+                         "--large-rows", "20000")
+        print(f"  backlog: {load['events']['total']} row events in {load['transactions']} transactions "
+              f"(gen: {load['events_per_second']:.0f} events/s)")
+        started = time.monotonic()
+        bench.start_replicate(wrapped=True)
+        bench.wait_for_gtid(gtid_seq(load["last_gtid"]))
+        elapsed = time.monotonic() - started
+        rates.append(load["events"]["total"] / elapsed)
+        print(f"  throughput: {rates[-1]:,.0f} row events/s end to end "
+              f"({load['events']['total']} events in {elapsed:.2f} s, process start included)")
+        if not bench.wrap:  # a wrapper's pid is not binberg's
+            used = ", ".join(f"{command} {seconds:.2f} s" for command, seconds in bench.cpu_seconds().items())
+            print(f"  cpu time in that run: {used} (on {os.cpu_count()} cores)")
+    if len(rates) > 1:
+        print(f"  throughput over {len(rates)} runs: median {percentile(rates, 50):,.0f}, "
+              f"min {min(rates):,.0f}, max {max(rates):,.0f} row events/s")
 
     if args.skip_freshness:
         bench.stop_replicate(wrapped=bool(bench.wrap))

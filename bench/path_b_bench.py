@@ -9,7 +9,7 @@ the broker and the registry. The same two figures as bench/path_a_bench.py, prin
 2. Freshness at a fixed rate: for each source transaction, (timestamp of the first sink snapshot
    whose binberg.sink.newest-gtid is at or past it) - (the time its COMMIT returned).
 
-Usage: bench/path_b_bench.py [--events N] [--rate R] [--seconds S] [--interval-ms MS] [--partitions P]
+Usage: bench/path_b_bench.py [--events N] [--repeat K] [--rate R] [--seconds S] [--interval-ms MS] [--partitions P]
 """
 
 import json
