@@ -114,6 +114,18 @@ void Producer::flush(std::chrono::milliseconds timeout) {
   }
 }
 
+void Producer::learn_topics(const std::vector<std::string>& topics, std::chrono::milliseconds timeout) {
+  for (const std::string& name : topics) {
+    std::string error;
+    std::unique_ptr<RdKafka::Topic> topic(RdKafka::Topic::create(state_->producer.get(), name, nullptr, error));
+    if (!topic) fail("kafka: topic {}: {}", name, error);
+    RdKafka::Metadata* raw = nullptr;
+    const auto code = state_->producer->metadata(false, topic.get(), &raw, static_cast<int>(timeout.count()));
+    std::unique_ptr<RdKafka::Metadata> metadata(raw);
+    if (code != RdKafka::ERR_NO_ERROR) fail("kafka: metadata of topic {}: {}", name, RdKafka::err2str(code));
+  }
+}
+
 void Producer::begin_transaction() { check_transaction("begin_transaction", state_->producer->begin_transaction()); }
 
 void Producer::commit_transaction() {

@@ -49,6 +49,11 @@ class Producer {
   // delivery (topic, partition, error), so nothing is lost silently.
   void flush(std::chrono::milliseconds timeout);
 
+  // Asks the brokers where TOPICS' partitions live now. Without it the first records sent to a
+  // topic wait for the client's next metadata refresh (about a second), and a Kafka transaction
+  // that holds them cannot commit before.
+  void learn_topics(const std::vector<std::string>& topics, std::chrono::milliseconds timeout);
+
   void begin_transaction();
   void commit_transaction();
   void abort_transaction();

@@ -199,6 +199,9 @@ void KafkaSource::Session::open() {
   } else {
     producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
   }
+  std::vector<std::string> topics = {offsets_topic_of(options_)};
+  for (const auto& table : tables_) topics.push_back(table->topic);
+  producer_->learn_topics(topics, std::chrono::seconds(30));
 }
 
 bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema,
