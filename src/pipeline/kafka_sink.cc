@@ -1089,8 +1089,9 @@ KafkaSink::KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog)
 }
 
 kafka::GroupMembership KafkaSink::join_group() {
-  // Slot i is the i-th of the sorted topics: every sink of the group must read the same topics,
-  // and the slots topic's partition count is what they can check of that.
+  // Slot i is the i-th of the sorted topics: every sink of the group must read the same topics.
+  // The slots topic's partition count checks their number; its first record, the list the first
+  // sink of the group wrote there, checks the topics themselves.
   const std::string slots_topic = options_.group_id + ".slots";
   const auto topics = static_cast<std::int32_t>(options_.topics.size());
   kafka::create_topic(options_.kafka, kafka::TopicSpec{slots_topic, topics, options_.replication_factor, {}});
@@ -1099,6 +1100,27 @@ kafka::GroupMembership KafkaSink::join_group() {
         fmt::format("sink: group {} shares {} topics ({} has {} partitions) but this sink reads {}: every "
                     "sink of a group must read the same topics",
                     options_.group_id, slots, slots_topic, slots, topics));
+  }
+  std::vector<std::string> sorted = options_.topics;
+  std::sort(sorted.begin(), sorted.end());
+  const std::string list = nlohmann::json(sorted).dump();
+  const auto first_list = [&] {
+    return kafka::read_range(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".slots-check", true},
+                             {slots_topic, 0, 0}, 1, std::chrono::seconds(30));
+  };
+  std::vector<kafka::ConsumedRecord> first = first_list();
+  if (first.empty()) {  // the group's first sink; of two at once, the one written first counts
+    auto producer = kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent);
+    producer.send(kafka::OutgoingRecord{slots_topic, 0, std::string("topics"), list, {}});
+    producer.flush(kFlushTimeout);
+    first = first_list();
+  }
+  if (first.empty() || first.front().value != list) {
+    throw ConfigError(fmt::format(
+        "sink: group {} shares the topics {} (the first record of {}) but this sink reads {}: every sink of a "
+        "group must read the same topics",
+        options_.group_id, first.empty() ? std::string("(unreadable)") : first.front().value.value_or(""), slots_topic,
+        list));
   }
   auto membership = kafka::GroupMembership::join(kafka::GroupMembershipOptions{
       options_.kafka, options_.group_id + ".members", slots_topic, options_.member_timeout, options_.stall_timeout});

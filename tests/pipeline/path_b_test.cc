@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -1201,6 +1202,33 @@ class SinkScaleOutTest : public PathBTest {
 
   binberg::testing::ChildProcess second_, third_;
 };
+
+// Slot i is the i-th of a group's sorted topics, so every sink of the group must read the same
+// ones: a sink reading as many topics, but another one among them, would map a slot to another
+// table. The group's first sink writes its list into the slots topic, and such a sink is refused.
+TEST_F(SinkScaleOutTest, ASinkReadingOtherTopicsIsRefusedByTheGroup) {
+  load_and_snapshot();
+  start_sink(sink_, "sink.log");
+  wait_for_log("sink.log", "gives this sink 2 of 2 topics");
+  std::stringstream config;
+  config << std::ifstream(config_).rdbuf();
+  std::string other = config.str();
+  other.replace(other.find('"' + topic("orders") + '"'), topic("orders").size() + 2,
+                '"' + topic("orders") + "_other\"");
+  const auto other_config = dir_.path() / "other.toml";
+  std::ofstream(other_config) << other;
+  binberg::testing::ChildProcess refused;
+  refused.start({BINBERG_CLI, "sink", "--config", other_config}, dir_.path() / "sink-other.log");
+  const std::optional<int> code = refused.wait_for_exit(60s);
+  ASSERT_TRUE(code) << "still running: " << binberg::testing::log_tail(dir_.path() / "sink-other.log");
+  EXPECT_NE(*code, 0);
+  EXPECT_EQ(binberg::testing::count_log_lines(dir_.path() / "sink-other.log",
+                                              "every sink of a group must read the same topics"),
+            1u)
+      << binberg::testing::log_tail(dir_.path() / "sink-other.log");
+  EXPECT_TRUE(sink_.running()) << "the group's sink goes on";
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+}
 
 // Two sinks share the two tables (in the PostgreSQL catalog), a third joins under load, and the
 // second is SIGKILLed inside a commit (in the catalog transaction). The group gives its topic to another sink after the
