@@ -92,18 +92,17 @@ void SinkReader::run(kafka::Consumer& consumer, const registry::RegistryOptions&
 }
 
 std::optional<ReadItem> SinkReader::next(std::chrono::milliseconds timeout) {
-  if (taken_.empty()) {
+  if (next_taken_ == taken_.size()) {
     std::optional<std::vector<ReadItem>> batch = queue_.pop(timeout);
     if (!batch) return std::nullopt;
-    taken_.assign(std::make_move_iterator(batch->begin()), std::make_move_iterator(batch->end()));
+    taken_ = std::move(*batch);
+    next_taken_ = 0;
   }
-  ReadItem item = std::move(taken_.front());
-  taken_.pop_front();
-  return item;
+  return std::move(taken_[next_taken_++]);
 }
 
 std::size_t SinkReader::queued() const {
-  const auto records = std::count_if(taken_.begin(), taken_.end(),
+  const auto records = std::count_if(taken_.begin() + static_cast<std::ptrdiff_t>(next_taken_), taken_.end(),
                                      [](const ReadItem& item) { return std::holds_alternative<ReadRecord>(item); });
   return queue_.held() + static_cast<std::size_t>(records);
 }

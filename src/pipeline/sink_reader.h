@@ -13,7 +13,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <deque>
 #include <exception>
 #include <map>
 #include <optional>
@@ -71,7 +70,9 @@ class SinkReader {
 
   const std::map<envelope::TopicPartition, std::int64_t> skip_below_;
   BoundedQueue<std::vector<ReadItem>> queue_;
-  std::deque<ReadItem> taken_;  // the sink's thread only: the rest of the batch it took last
+  // The sink's thread only: the batch it took last, and the first item of it not handed out yet.
+  std::vector<ReadItem> taken_;
+  std::size_t next_taken_ = 0;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
