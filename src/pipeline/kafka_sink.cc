@@ -1101,9 +1101,7 @@ kafka::GroupMembership KafkaSink::join_group() {
                     "sink of a group must read the same topics",
                     options_.group_id, slots, slots_topic, slots, topics));
   }
-  std::vector<std::string> sorted = options_.topics;
-  std::sort(sorted.begin(), sorted.end());
-  const std::string list = nlohmann::json(sorted).dump();
+  const std::string list = nlohmann::json(options_.topics).dump();  // sorted by the constructor
   const auto first_list = [&] {
     return kafka::read_range(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".slots-check", true},
                              {slots_topic, 0, 0}, 1, std::chrono::seconds(30));
