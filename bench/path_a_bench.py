@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -197,7 +198,7 @@ def run(bench, args, name):
             used = ", ".join(f"{command} {seconds:.2f} s" for command, seconds in bench.cpu_seconds().items())
             print(f"  cpu time in that run: {used} (on {os.cpu_count()} cores)")
     if len(rates) > 1:
-        print(f"  throughput over {len(rates)} runs: median {percentile(rates, 50):,.0f}, "
+        print(f"  throughput over {len(rates)} runs: median {statistics.median(rates):,.0f}, "
               f"min {min(rates):,.0f}, max {max(rates):,.0f} row events/s")
 
     if args.skip_freshness:
