@@ -2,6 +2,8 @@
 
 #include <array>
 #include <limits>
+#include <type_traits>
+#include <variant>
 
 #include "core/error.h"
 
@@ -129,5 +131,33 @@ Value from_json(const Node& schema, const Json& json, int depth) {
 }  // namespace
 
 Value value_from_json(const Node& schema, const Json& json) { return from_json(schema, json, 0); }
+
+Json default_json(const Value& value) {
+  return std::visit(
+      [&](const auto& held) -> Json {
+        using T = std::decay_t<decltype(held)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> ||
+                             std::is_same_v<T, std::int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                             std::is_same_v<T, std::string>) {
+          return held;
+        } else if constexpr (std::is_same_v<T, Bytes>) {
+          std::string text;  // each byte as the code point of its value, in UTF-8
+          for (const std::uint8_t byte : held) {
+            if (byte < 0x80) {
+              text += static_cast<char>(byte);
+            } else {
+              text += static_cast<char>(0xC0 | (byte >> 6));
+              text += static_cast<char>(0x80 | (byte & 0x3F));
+            }
+          }
+          return text;
+        } else {
+          fail("a {} value cannot be written as a default here", value.kind());
+        }
+      },
+      value.data());
+}
 
 }  // namespace binberg::avro

@@ -141,5 +141,8 @@ inline bool Union::operator==(const Union& other) const { return branch_ == othe
 // Converts a JSON default value (as written in a schema) to a value of `schema`; throws Error on mismatch.
 // Bytes and fixed defaults are strings whose code points 0-255 are the bytes; a union default is for its first branch.
 Value value_from_json(const Node& schema, const Json& json);
+// The JSON a schema writes as a field's default for VALUE, a null or a primitive (bytes as a
+// string of code points 0-255, as value_from_json reads them); throws Error for other kinds.
+Json default_json(const Value& value);
 
 }  // namespace binberg::avro

@@ -26,7 +26,8 @@ std::string avro_namespace(std::string_view topic) {
 }
 
 // One field per column, with the column's description; NOT NULL columns are not unions.
-avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t>& columns, bool all_required) {
+avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t>& columns, bool all_required,
+                         const std::map<std::string, Value>& defaults = {}) {
   avro::Json fields = avro::Json::array();
   std::map<std::string, std::string> taken;  // Avro name -> column name
   for (const std::size_t index : columns) {
@@ -42,6 +43,9 @@ avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t
       field["default"] = nullptr;
     } else {
       field["type"] = column_avro_type(column);
+      if (const auto it = defaults.find(column.name); it != defaults.end() && !all_required) {
+        field["default"] = avro::default_json(to_avro(column, it->second));
+      }
     }
     field["binberg.column"] = column_description(column);
     fields.push_back(std::move(field));
@@ -120,12 +124,13 @@ avro::Value optional_row(const TableSchema& table, const std::optional<RowImage>
 
 }  // namespace
 
-EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic) {
+EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic,
+                                 const std::map<std::string, Value>& defaults) {
   const std::string ns = avro_namespace(topic);
   avro::Json primary_key = avro::Json::array();
   for (const std::size_t index : table.primary_key) primary_key.push_back(table.columns[index].name);
   const avro::Json value_record{
-      {"type", "record"}, {"name", "Value"}, {"fields", column_fields(table, all_columns(table), false)}};
+      {"type", "record"}, {"name", "Value"}, {"fields", column_fields(table, all_columns(table), false, defaults)}};
   avro::Json before{{"name", "before"}, {"type", optional_of(value_record)}, {"default", nullptr}};
   avro::Json after{{"name", "after"}, {"type", optional_of("Value")}, {"default", nullptr}};
   avro::Json ts_ms{{"name", "ts_ms"}, {"type", optional_of("long")}, {"default", nullptr}};

@@ -13,6 +13,7 @@
 // transaction, so (gtid or file:pos, row) names a row event exactly and gives its event id.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -32,6 +33,10 @@ inline constexpr std::string_view kPositionHeader = "binberg.position";  // "<gt
 // ("new") in the new key's, so each key's changes stay in order in its own partition. Both carry
 // the update's event id; a consumer that wants the update joins them (same transaction, same row).
 inline constexpr std::string_view kKeyChangeHeader = "binberg.key_change";
+// A DDL statement on the table: a record without key and value in every partition of the topic,
+// in the statement's own transaction; the header holds what the statement means as JSON
+// (pipeline::PublishedSchemaChange). Consumers that know nothing of it see tombstone-like records.
+inline constexpr std::string_view kSchemaChangeHeader = "binberg.schema_change";
 
 struct EnvelopeSchemas {
   std::optional<avro::Schema> key;  // none for a table without a primary key
@@ -40,8 +45,11 @@ struct EnvelopeSchemas {
 
 // The schemas of TOPIC's records for TABLE; names live in the namespace TOPIC gives (each
 // dot-separated part made a valid Avro name). Throws ConfigError when two column names become the
-// same Avro name.
-EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic);
+// same Avro name. DEFAULTS, by column name, are the Avro defaults of NOT NULL columns: what the
+// rows written before such a column existed hold in it (so a reader of the new schema reads old
+// records as the source table has them, and a registry's BACKWARD check passes).
+EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic,
+                                 const std::map<std::string, Value>& defaults = {});
 
 // The source table an envelope schema describes; throws Error naming what is missing or wrong.
 TableSchema table_schema_of(const avro::Schema& value_schema);

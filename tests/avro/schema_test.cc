@@ -188,6 +188,22 @@ TEST(AvroSchema, AcceptsValidDefaults) {
             Value(Record{{Value(std::int32_t{4})}}));
 }
 
+// default_json writes what value_from_json reads back, for every kind a column default can be.
+TEST(AvroSchema, DefaultsWrittenFromValuesReadBackTheSame) {
+  const Schema schema = Schema::parse(R"({"type": "record", "name": "r", "fields": [
+      {"name": "i", "type": "int"}, {"name": "l", "type": "long"}, {"name": "f", "type": "float"},
+      {"name": "d", "type": "double"}, {"name": "s", "type": "string"}, {"name": "b", "type": "bytes"},
+      {"name": "t", "type": "boolean"}, {"name": "n", "type": "null"}]})");
+  const std::vector<Value> values = {
+      Value(std::int32_t{-7}),     Value(std::int64_t{1} << 40),         Value(1.5f), Value(-2.25),
+      Value(std::string("grüße")), Value(Bytes{0x00, 0x7f, 0x80, 0xff}), Value(true), Value()};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const Json json = default_json(values[i]);
+    EXPECT_EQ(value_from_json(*schema.root().fields[i].type, json), values[i]) << json.dump();
+  }
+  EXPECT_THROW(default_json(Value(Record{{Value(std::int32_t{1})}})), Error);
+}
+
 // Schemas covering every canonical-form rule: full names, stripped attributes, key order, references.
 const std::string_view kCanonicalCases[] = {
     R"("int")",

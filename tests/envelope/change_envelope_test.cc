@@ -5,8 +5,10 @@
 
 #include <fstream>
 
+#include "avro/compatibility.h"
 #include "avro/container.h"
 #include "avro/encoding.h"
+#include "avro/resolution.h"
 #include "core/error.h"
 #include "support/temp_dir.h"
 #include "support/test_services.h"
@@ -146,6 +148,44 @@ TEST(ChangeEnvelopeTest, EventsRoundTripThroughTheirAvroBytes) {
     const std::string key_bytes = avro::encode(*schemas.key, key_datum(*table, key));
     EXPECT_EQ(key_from_datum(*rebuilt, avro::decode(*schemas.key, key_bytes)), key);
   }
+}
+
+// A column added NOT NULL gets, as its Avro default, the value the rows written before it hold in
+// it: a reader of the new schema reads the old records as the source table has those rows now,
+// and the change passes a BACKWARD check. Without the default it would not.
+TEST(ChangeEnvelopeTest, AddedNotNullColumnsDefaultToTheValueOfExistingRows) {
+  const auto before = every_type_table();
+  auto after = std::make_shared<TableSchema>(*before);
+  after->columns.push_back(column("tier", SourceType::kInt, false));
+  after->columns.push_back(column("code", SourceType::kVarchar, false));
+  after->columns.push_back(column("price", SourceType::kDecimal, false));
+  after->columns.back().precision = 12;
+  after->columns.back().scale = 2;
+  after->columns.push_back(column("tag", SourceType::kVarbinary, false));
+  after->columns.push_back(column("memo", SourceType::kVarchar));  // nullable: null by default anyway
+  const std::map<std::string, Value> defaults = {{"tier", std::int64_t{3}},
+                                                 {"code", Text{"c1"}},
+                                                 {"price", Decimal{"5.00"}},
+                                                 {"tag", Bytes{std::string("\x00\xff", 2)}},
+                                                 {"memo", Text{"m"}}};
+  const EnvelopeSchemas old_schemas = envelope_schemas(*before, "cdc.shop.orders");
+  const EnvelopeSchemas new_schemas = envelope_schemas(*after, "cdc.shop.orders", defaults);
+  const std::vector<avro::Schema> history = {old_schemas.value};
+  EXPECT_EQ(avro::check_compatibility(new_schemas.value, history, avro::Compatibility::kBackward),
+            std::vector<std::string>{});
+  EXPECT_FALSE(avro::check_compatibility(envelope_schemas(*after, "cdc.shop.orders").value, history,
+                                         avro::Compatibility::kBackward)
+                   .empty());
+  const ChangeEvent old_event = event(Op::kCreate, std::nullopt, full_row(1), 0);
+  const avro::Resolver resolver(old_schemas.value, new_schemas.value);
+  const ChangeEvent read = change_event_from_datum(
+      resolver.read(avro::encode(old_schemas.value, envelope_datum(old_event, "cdc", 1))), after);
+  RowImage expected = full_row(1);
+  for (const auto& value : {Value{std::int64_t{3}}, Value{Text{"c1"}}, Value{Decimal{"5.00"}},
+                            Value{Bytes{std::string("\x00\xff", 2)}}, Value{std::monostate{}}}) {
+    expected.push_back(value);
+  }
+  EXPECT_EQ(read.after, expected);
 }
 
 TEST(ChangeEnvelopeTest, FastavroReadsTheEnvelopeWithItsLogicalTypes) {
