@@ -28,12 +28,14 @@ struct SinkArgs {
   std::string config;
   std::string from;
   std::string rebuild;
+  std::vector<std::string> accepted_schema_changes;
   bool json = false;
 };
 
 int run_sink(const SinkArgs& args) {
   const pipeline::Config config = pipeline::load_config(args.config);
   pipeline::KafkaSinkOptions options = pipeline::kafka_sink_options(config);
+  options.accepted_schema_changes = args.accepted_schema_changes;
   const auto catalog = iceberg::open_catalog(config.catalog);
   if (!args.rebuild.empty() && args.from.empty()) throw ConfigError("--rebuild needs --from");
   const auto from = args.from.empty() ? pipeline::RebuildFrom{} : pipeline::RebuildFrom::parse(args.from);
@@ -56,10 +58,11 @@ int run_sink(const SinkArgs& args) {
   const auto& stats = sink.stats();
   spdlog::info(
       "sink: {} records, {} changes applied, {} redelivered (by offset {}, by position {}), {} dead letters, {} "
-      "quarantined, replays: {} applied, {} superseded, {} duplicate; {} commits, {} rollbacks",
+      "quarantined, replays: {} applied, {} superseded, {} duplicate; {} schema changes, {} commits, {} rollbacks",
       stats.records, stats.applied, stats.redelivered_by_offset + stats.redelivered_by_position,
       stats.redelivered_by_offset, stats.redelivered_by_position, stats.dead_letters, stats.quarantined,
-      stats.replays_applied, stats.replays_superseded, stats.replays_duplicate, stats.commits, stats.rollbacks);
+      stats.replays_applied, stats.replays_superseded, stats.replays_duplicate, stats.schema_changes, stats.commits,
+      stats.rollbacks);
   if (args.rebuild.empty()) return 0;
   if (!stats.rebuilt) {
     spdlog::warn("sink: the rebuild stopped before it reached the original's offsets; run it again to go on");
@@ -81,6 +84,9 @@ Command add_sink_command(CLI::App& app) {
   command->add_option("--rebuild", args->rebuild,
                       "rebuild the tables into fresh ones in this namespace, then compare them by digest");
   command->add_flag("--json", args->json, "print the rebuild's comparison as JSON");
+  command->add_option("--accept-schema-change", args->accepted_schema_changes,
+                      "apply a schema change the policy refused (its GTID, or file:pos), keeping the Iceberg column "
+                      "types where the new values fit (docs/schema-evolution.md); repeatable");
   return Command{command, [args] { return run_sink(*args); }};
 }
 

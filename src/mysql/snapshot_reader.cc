@@ -85,13 +85,20 @@ std::string sql_literal(Connection& connection, const Value& value) {
 
 std::shared_ptr<const TableSchema> load_table_schema(Connection& connection, const std::string& database,
                                                      const std::string& table) {
+  auto schema = find_table_schema(connection, database, table);
+  if (!schema) fail("{}.{}: table not found", database, table);
+  return schema;
+}
+
+std::shared_ptr<const TableSchema> find_table_schema(Connection& connection, const std::string& database,
+                                                     const std::string& table) {
   const std::string where = fmt::format("{}.{}", database, table);
   auto columns = connection.query(fmt::format(
       "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, "
       "CHARACTER_SET_NAME, CHARACTER_OCTET_LENGTH FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '{}' AND "
       "TABLE_NAME = '{}' ORDER BY ORDINAL_POSITION",
       connection.escape(database), connection.escape(table)));
-  if (columns.rows.empty()) fail("{}: table not found", where);
+  if (columns.rows.empty()) return nullptr;
   auto schema = std::make_shared<TableSchema>();
   schema->database = database;
   schema->table = table;

@@ -28,6 +28,9 @@ struct SnapshotPosition {
 // The table's schema from information_schema, in the form TABLE_MAP parsing gives.
 std::shared_ptr<const TableSchema> load_table_schema(Connection& connection, const std::string& database,
                                                      const std::string& table);
+// The same, or null when the server has no such table.
+std::shared_ptr<const TableSchema> find_table_schema(Connection& connection, const std::string& database,
+                                                     const std::string& table);
 
 struct TableName {
   std::string database, table;

@@ -22,6 +22,7 @@
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
 #include "kafka/producer.h"
+#include "mysql/ddl_statement.h"
 #include "pipeline/dead_letters.h"
 #include "pipeline/schema_change.h"
 #include "pipeline/sink_reader.h"
@@ -202,10 +203,23 @@ class KafkaSink::Session {
   void run(const std::function<bool()>& stop);
 
  private:
+  // A DDL statement (kSchemaChangeHeader) met in some partitions of a table's topic. The records
+  // behind it in those partitions are held until every partition met it (then each has handed over
+  // all changes before it) and it is applied: the tables never mix changes from either side of it.
+  struct MetSchemaChange {
+    std::string txn, gtid;
+    mysql::BinlogPosition position;
+    PublishedSchemaChange change;
+    std::set<std::int32_t> partitions;             // where its footprint says it is
+    std::map<std::int32_t, std::int64_t> offsets;  // of its record, in the partitions that met it
+    std::deque<ReadRecord> held;                   // read behind it there, in order
+  };
   struct Table {
     std::string topic;
     std::int32_t partitions = 1;
     std::map<std::int32_t, Progress> committed, progress;
+    // What was committed before this session (committed_before); `committed` moves on with it.
+    std::map<std::int32_t, Progress> committed_at_open;
     std::optional<iceberg::TableIdentifier> changelog_id;  // of existing tables
     std::shared_ptr<const TableSchema> schema;             // what the tables hold
     std::unique_ptr<iceberg::TableWriter> state, changelog;
@@ -223,6 +237,7 @@ class KafkaSink::Session {
     // The changelog snapshot open() read the offsets from (none: no table or no snapshot yet).
     std::optional<std::int64_t> opened_at;
     std::uint64_t snapshot_rows = 0;  // of the source's initial copy, read whole since the last commit
+    std::optional<MetSchemaChange> schema_change;
   };
   struct OpenTransaction {
     mysql::BinlogPosition position;                // where it ends in the source
@@ -258,6 +273,12 @@ class KafkaSink::Session {
   // transaction newer than every open one (older ones are let in, or the open ones might wait
   // for records behind them in their partitions).
   bool waits(const std::string& txn_id, const std::optional<mysql::BinlogPosition>& position) const;
+  // READ is a schema change's record in its partition; false when it was dealt with (a redelivery,
+  // or malformed and dead-lettered) and its offset may move past it.
+  bool meet_schema_change(Table& table, ReadRecord& read, const Progress& progress, const std::string& txn_id,
+                          const std::optional<mysql::BinlogPosition>& position);
+  // Every partition met TABLE's schema change: applies it, then handles the records held behind it.
+  void apply_schema_change(Table& table);
   void divert(const kafka::ConsumedRecord& record, const std::string& suffix, const std::string& reason);
   // RECORD to `<topic>.dlq` (undecodable) or `<topic>.quarantine` (mis-keyed), counted.
   void dead_letter(const kafka::ConsumedRecord& record, const std::string& reason);
@@ -280,7 +301,8 @@ class KafkaSink::Session {
       if (horizon_.file.empty() || compare_binlog(txn.position, horizon_) > 0) horizon_ = txn.position;
     }
   }
-  void commit();
+  // Commits the tables (ONLY: that one alone) with what they applied; COMMIT_ID: a generated one.
+  void commit(Table* only = nullptr, std::string commit_id = "");
   bool claimable(const Table& table) const;
   bool claim_missing(const Table& table) const;
   // A table became claimable at a position its committed snapshot does not claim yet.
@@ -324,6 +346,7 @@ class KafkaSink::Session {
   std::optional<Coordinates> newest_;
   std::string newest_gtid_;
   std::int64_t newest_commit_ms_ = 0;
+  std::uint64_t commit_sequence_ = 0;  // makes commit ids unique within a millisecond
 };
 
 std::map<std::int32_t, std::int64_t> sink_next_offsets(const std::string& summary_value, const std::string& where) {
@@ -393,7 +416,7 @@ void KafkaSink::Session::open() {
       fenced.push_back(topic);
       continue;
     }
-    table.progress = table.committed;
+    table.progress = table.committed_at_open = table.committed;
     if (table.rebuild && table.committed.empty() && table.rebuild->seed_changelog_snapshot) {
       seed(table);
       seeded = true;
@@ -421,7 +444,10 @@ void KafkaSink::Session::open() {
     }
     return;  // a standby until the group gives this sink a topic
   }
-  if (seeded) commit();  // the seed's rows and offsets, before anything read
+  if (seeded) {
+    commit();  // the seed's rows and offsets, before anything read
+    for (auto& [topic, table] : tables_) table.committed_at_open = table.committed;
+  }
   std::vector<kafka::PartitionStart> starts;
   for (auto& [topic, table] : tables_) {
     for (std::int32_t partition = 0; partition < table.partitions; ++partition) {
@@ -537,8 +563,9 @@ void KafkaSink::Session::map_schema(Table& table, const std::shared_ptr<const Ta
                             &table.changelog->table().metadata.current_schema());
     } catch (const Error& error) {
       throw ConfigError(fmt::format(
-          "topic {} [{}] offset {}: the record's schema does not fit the Iceberg tables {} ({}); binberg sink does not "
-          "evolve tables yet and stops here, so nothing is lost",
+          "topic {} [{}] offset {}: the record's schema does not fit the Iceberg tables {} ({}): the source table "
+          "changed without a schema change record before it (binberg source publishes one for every DDL statement it "
+          "reads). binberg sink stops here, so nothing is lost",
           record.topic, record.partition, record.offset, table.changelog_id->to_string(), error.what()));
     }
   }
@@ -690,8 +717,8 @@ void KafkaSink::Session::count(const kafka::ConsumedRecord& record, Progress& pr
 // diverted) is then of this transaction, or of a later one (past every change of it).
 bool KafkaSink::Session::committed_before(const Table& table, std::int32_t partition, const std::string& txn_id,
                                           const mysql::BinlogPosition& position) const {
-  const auto committed = table.committed.find(partition);
-  if (committed == table.committed.end()) return false;
+  const auto committed = table.committed_at_open.find(partition);
+  if (committed == table.committed_at_open.end()) return false;
   const Progress& last = committed->second;
   return last.last_txn == txn_id || (last.last_txn_position && compare_binlog(*last.last_txn_position, position) > 0);
 }
@@ -743,6 +770,10 @@ void KafkaSink::Session::handle(ReadRecord& read, bool replayed) {
     return;
   }
   table.pending_since_ms.emplace(record.partition, record.timestamp_ms);  // the first not committed
+  if (table.schema_change && table.schema_change->offsets.contains(record.partition)) {
+    table.schema_change->held.push_back(std::move(read));  // behind a schema change not applied yet
+    return;
+  }
   const std::map<std::string, std::string>& headers = read.headers;
   const auto txn_header = headers.find(std::string(envelope::kTransactionHeader));
   const std::string txn_id = txn_header == headers.end() ? std::string() : txn_header->second;
@@ -766,6 +797,10 @@ void KafkaSink::Session::handle(ReadRecord& read, bool replayed) {
     offsets_moved_ = true;
   };
   if (!txn_id.empty() && owner_.abandoned_.contains(txn_id)) return advance();
+  if (headers.contains(std::string(envelope::kSchemaChangeHeader))) {
+    if (!meet_schema_change(table, read, progress, txn_id, position)) advance();
+    return;
+  }
   std::optional<ChangeEvent> event = decode(read);
   if (!event) {
     count(record, progress, txn_id, position, headers);
@@ -798,6 +833,122 @@ void KafkaSink::Session::handle(ReadRecord& read, bool replayed) {
   }
   count(record, progress, txn_id, position, headers);
   advance();
+}
+
+bool KafkaSink::Session::meet_schema_change(Table& table, ReadRecord& read, const Progress& progress,
+                                            const std::string& txn_id,
+                                            const std::optional<mysql::BinlogPosition>& position) {
+  const kafka::ConsumedRecord& record = read.record;
+  const auto end = read.headers.find(std::string(envelope::kTransactionEndHeader));
+  std::optional<PublishedSchemaChange> change;
+  std::set<std::int32_t> partitions;
+  try {
+    if (txn_id.empty() || !position || end == read.headers.end()) {
+      fail("it lacks its transaction, position or footprint header");
+    }
+    change = PublishedSchemaChange::parse(read.headers.at(std::string(envelope::kSchemaChangeHeader)));
+    for (const auto& [where, records] : envelope::parse_footprint(end->second)) {
+      if (where.first == record.topic) partitions.insert(where.second);
+    }
+    if (!partitions.contains(record.partition)) fail("its footprint does not name its own partition");
+  } catch (const Error& error) {
+    dead_letter(record, fmt::format("malformed schema change record: {}", error.what()));
+    return false;
+  }
+  // Met again (an at-least-once source repeating itself, a rewind): the partition is past it.
+  if ((progress.last_txn_position && compare_binlog(*position, *progress.last_txn_position) <= 0) ||
+      (progress.last && compare_binlog(*position, progress.last->binlog) <= 0)) {
+    ++owner_.stats_.redelivered_by_position;
+    redelivered_.counter({"position"}).add();
+    return false;
+  }
+  if (!table.schema_change) {
+    const std::string& text = read.headers.at(std::string(envelope::kPositionHeader));
+    table.schema_change.emplace(MetSchemaChange{
+        txn_id, text.substr(0, text.rfind(' ')), *position, std::move(*change), std::move(partitions), {}, {}});
+  } else if (table.schema_change->txn != txn_id) {
+    // A partition holds everything behind the statement it met, so the next one cannot come first.
+    fail("{} [{}] offset {}: schema change {} met while {} is not applied in every partition", record.topic,
+         record.partition, record.offset, txn_id, table.schema_change->txn);
+  }
+  table.schema_change->offsets[record.partition] = record.offset;
+  in_partition_[{record.topic, record.partition}] = PartitionTransaction{txn_id, true};
+  if (table.schema_change->offsets.size() == table.schema_change->partitions.size()) apply_schema_change(table);
+  return true;
+}
+
+// What came before the statement is committed first (the table alone: its part of every
+// transaction before the statement is whole, since every partition passed them). The statement
+// then evolves the tables, as in path A (evolve_tables), in a commit of its own whose offsets pass
+// its records: the snapshot that first holds the statement is the first with the new schema, and
+// a crash before that commit meets it again. A statement the policy refuses stops the sink before
+// it (ConfigError), at every start, until the operator accepts it or starts the table afresh.
+void KafkaSink::Session::apply_schema_change(Table& table) {
+  MetSchemaChange met = std::move(*table.schema_change);
+  table.schema_change.reset();
+  const std::string where = fmt::format("{} (transaction {}; topic {} offsets {})", met.position.to_string(), met.txn,
+                                        table.topic, nlohmann::json(met.offsets).dump());
+  if (!table.changelog && table.changelog_id) {
+    const auto recorded = recorded_source_schema(owner_.catalog_.load_table(*table.changelog_id));
+    if (!recorded) {
+      throw ConfigError(fmt::format("table {} records no source definition ({}): binberg sink cannot evolve it",
+                                    table.changelog_id->to_string(), kSourceSchemaProperty));
+    }
+    open_writers(table, recorded);
+  }
+  if (table.changelog) {
+    commit(&table);  // the changes before the statement, under the old schema
+    const auto refuse = [&](const std::string& why) {
+      return ConfigError(fmt::format(
+          "table {}: schema change at {} refused: {}. binberg sink stops before it, so nothing is lost; the tables "
+          "stay at offsets {}. Statement: {}",
+          table.changelog_id->to_string(), where, why, progress_json(table.committed),
+          met.change.statement.substr(0, 300)));
+    };
+    const mysql::DdlStatement ddl = mysql::parse_ddl(met.change.statement, met.change.database);
+    if (ddl.kind != mysql::DdlStatement::Kind::kAlterTable) throw refuse(kNotAnAlterTable);
+    const TableSchema now =
+        met.change.now ? *met.change.now : TableSchema{table.schema->database, table.schema->table, {}, {}};
+    const auto& accepted_ones = options_.accepted_schema_changes;
+    const bool accepted = std::find(accepted_ones.begin(), accepted_ones.end(), met.txn) != accepted_ones.end();
+    EvolvedTables evolved;
+    try {
+      evolved = evolve_tables(ddl, *table.schema, now, accepted, table.state.get(), *table.changelog);
+    } catch (const SchemaChangeRefused& error) {
+      throw refuse(error.what());
+    } catch (const ConfigError& error) {  // names the changelog's own columns take
+      throw refuse(error.what());
+    }
+    if (accepted)
+      spdlog::warn("sink: table {}: applying schema change at {} as accepted by the operator", table.topic, where);
+    if (evolved.changed) {
+      table.schema = evolved.source;
+      table.mapping.reset();
+    }
+    spdlog::info("sink: table {}: schema change at {} applied{}", table.changelog_id->to_string(), where,
+                 evolved.filled_rows == 0
+                     ? ""
+                     : fmt::format("; {} existing rows given the added columns' values", evolved.filled_rows));
+  }
+  // Without tables yet there is nothing to evolve: the first change makes them with its schema.
+  for (const auto& [partition, offset] : met.offsets) {
+    Progress& progress = table.progress[partition];
+    progress.next_offset = offset + 1;
+    progress.last_txn = met.txn;
+    progress.last_txn_position = met.position;
+  }
+  const Coordinates at{met.position, 0, 0};
+  if (!table.newest || compare(at, *table.newest) > 0) {
+    table.newest = at;
+    table.newest_gtid = met.gtid;
+  }
+  if (table.changelog) {
+    table.dirty = true;
+    failpoint::hit("sink.before_schema_commit");
+    commit(&table, fmt::format("sink:{}:schema:{}", options_.group_id, met.txn));
+  }
+  ++owner_.stats_.schema_changes;
+  for (ReadRecord& held : met.held) handle(held, /*replayed=*/true);
 }
 
 void KafkaSink::Session::replay(Table& table, const ReadRecord& read, ChangeEvent event, const RecordOrigin& origin) {
@@ -895,15 +1046,15 @@ bool KafkaSink::Session::claim_due() const {
   return std::any_of(tables_.begin(), tables_.end(), [&](const auto& entry) { return claim_missing(entry.second); });
 }
 
-void KafkaSink::Session::commit() {
+void KafkaSink::Session::commit(Table* only, std::string commit_id) {
   const auto started = Clock::now();
   std::vector<iceberg::TableWriter*> writers;
   std::vector<iceberg::PreparedCommit> prepared;
   std::vector<std::pair<Table*, bool>> committed;  // and whether its snapshot claims a position
   if (diverted_) diverted_->flush(kFlushTimeout);  // dead letters are safe before the offsets move past them
-  const std::string commit_id = fmt::format("sink:{}:{}", options_.group_id, unix_millis());
+  if (commit_id.empty()) commit_id = fmt::format("sink:{}:{}-{}", options_.group_id, unix_millis(), ++commit_sequence_);
   for (auto& [topic, table] : tables_) {
-    if (!table.changelog) continue;  // nothing decodable arrived yet: no table to hold offsets
+    if (!table.changelog || (only != nullptr && &table != only)) continue;  // no table yet to hold offsets
     const std::string progress = progress_json(table.progress);
     // Every snapshot committed while the table is caught up claims its position, a rewrite of
     // older keys (a replay) included; one that only claims is committed when none does yet.
@@ -940,7 +1091,7 @@ void KafkaSink::Session::commit() {
     prepared.push_back(table.changelog->prepare(commit_id, summary, unix_millis()));
     committed.emplace_back(&table, claim);
   }
-  offsets_moved_ = false;
+  if (only == nullptr) offsets_moved_ = false;
   if (writers.empty()) return;
   failpoint::hit("sink.before_commit");
   const auto prepared_at = Clock::now();
@@ -966,7 +1117,7 @@ void KafkaSink::Session::commit() {
   commit_group_offsets();
   ++owner_.stats_.commits;
   commits_.add();
-  pending_changes_ = 0;
+  if (only == nullptr) pending_changes_ = 0;
 }
 
 // For monitoring only (kafka-consumer-groups shows the lag); a start reads the tables' offsets.
@@ -1018,10 +1169,14 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
   auto last_commit = Clock::now();
   auto last_lag = Clock::now();
   auto draining_since = Clock::now();
-  bool stopping = false;
+  bool stop_requested = false, stopping = false;
   for (;;) {
     // stop() is asked every time round (scale-out serves the group's callbacks in it, draining too).
-    if (const bool stop_now = stop(); !stopping && (stop_now || finished())) {
+    stop_requested = stop() || stop_requested || finished();
+    // A drain begins only once the records that waited through the last one are handled again:
+    // during a drain they stay where they are, so an open transaction with a record among them
+    // would never end. (They are handled one per round, without reading: this takes little time.)
+    if (!stopping && stop_requested && waiting_.empty()) {
       stopping = true;
       start_draining();
       draining_since = Clock::now();
@@ -1047,7 +1202,7 @@ void KafkaSink::Session::run(const std::function<bool()>& stop) {
     const auto since = Clock::now() - last_commit;
     // Records that changed nothing (redelivered, diverted) are committed too, at the interval, so
     // the tables' offsets and the lag they show reach the partition's end.
-    if (!draining_ &&
+    if (!draining_ && waiting_.empty() &&
         (pending_changes_ >= options_.commit.max_events ||
          (since >= options_.commit.interval && (pending_changes_ > 0 || offsets_moved_ || claim_due())))) {
       start_draining();

@@ -134,6 +134,9 @@ struct KafkaSinkOptions {
   std::chrono::milliseconds member_timeout{10'000};  // a silent sink's slots go to the others then
   std::chrono::milliseconds stall_timeout{300'000};  // and those of a sink whose loop is stuck this long
   std::int16_t replication_factor = 1;               // of the slots topic
+  // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
+  // source transaction (GTID, else <file>:<pos>), as `binberg sink --accept-schema-change`.
+  std::vector<std::string> accepted_schema_changes;
 };
 
 struct KafkaSinkStats {
@@ -146,9 +149,10 @@ struct KafkaSinkStats {
   // Replayed dead letters: applied; only logged (the key holds a newer change); a replay again.
   std::uint64_t replays_applied = 0, replays_superseded = 0, replays_duplicate = 0;
   std::uint64_t commits = 0;
-  std::uint64_t rollbacks = 0;  // sessions started over (abandoned transactions, failures)
-  std::uint64_t fenced = 0;     // tables another sink claimed after this one (it stopped writing them)
-  bool rebuilt = false;         // rebuild mode: the target offsets were reached and committed
+  std::uint64_t schema_changes = 0;  // DDL statements applied to the tables
+  std::uint64_t rollbacks = 0;       // sessions started over (abandoned transactions, failures)
+  std::uint64_t fenced = 0;          // tables another sink claimed after this one (it stopped writing them)
+  bool rebuilt = false;              // rebuild mode: the target offsets were reached and committed
 };
 
 class KafkaSink {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "avro/wire_format.h"
@@ -18,8 +19,10 @@
 #include "kafka/partitioner.h"
 #include "kafka/producer.h"
 #include "mysql/charset.h"
+#include "mysql/ddl_statement.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/source_checks.h"
+#include "pipeline/schema_change.h"
 
 namespace binberg::pipeline {
 namespace {
@@ -34,10 +37,32 @@ std::string offsets_topic_of(const KafkaSourceOptions& options) {
   return options.offsets_topic.empty() ? options.topic_prefix + ".binberg.offsets" : options.offsets_topic;
 }
 
-std::string positions_record(const std::string& source_name, const std::map<std::string, SourcePosition>& positions) {
-  nlohmann::json tables = nlohmann::json::object();
-  for (const auto& [name, position] : positions) tables[name] = position.to_summary();
-  return nlohmann::json{{"source", source_name}, {"saved_at_ms", unix_millis()}, {"tables", tables}}.dump();
+nlohmann::json existing_rows_json(const mysql::ExistingRowsValue& value) {
+  return {{"kind", value.kind == mysql::ExistingRowsValue::Kind::kLiteral ? "literal" : "implicit"},
+          {"text", value.text}};
+}
+
+mysql::ExistingRowsValue existing_rows_from_json(const nlohmann::json& json) {
+  const std::string kind = json.at("kind").get<std::string>();
+  if (kind != "literal" && kind != "implicit") fail("unknown kind '{}'", kind);
+  return {kind == "literal" ? mysql::ExistingRowsValue::Kind::kLiteral : mysql::ExistingRowsValue::Kind::kImplicit,
+          json.at("text").get<std::string>()};
+}
+
+std::string saved_record(const std::string& source_name, const SavedSource& saved) {
+  nlohmann::json tables = nlohmann::json::object(), defaults = nlohmann::json::object();
+  for (const auto& [name, position] : saved.positions) tables[name] = position.to_summary();
+  for (const auto& [name, columns] : saved.column_defaults) {
+    for (const auto& [column, value] : columns) defaults[name][column] = existing_rows_json(value);
+  }
+  nlohmann::json record{{"source", source_name}, {"saved_at_ms", unix_millis()}, {"tables", tables}};
+  if (!defaults.empty()) record["column_defaults"] = defaults;
+  return record.dump();
+}
+
+// The id of TXN in kTransactionHeader: its GTID, else where it ends.
+std::string transaction_id(const SourceTransaction& txn) {
+  return txn.gtid.empty() ? fmt::format("{}:{}", txn.file, txn.end_pos) : txn.gtid;
 }
 
 // The client options with binberg's defaults for PRODUCER properties the operator did not set.
@@ -52,15 +77,14 @@ std::string change_topic(const std::string& prefix, const CapturedTable& table) 
   return fmt::format("{}.{}.{}", prefix, table.database, table.table);
 }
 
-std::map<std::string, SourcePosition> read_saved_positions(const kafka::ClientOptions& kafka,
-                                                           const std::string& offsets_topic,
-                                                           const std::string& source_name) {
+SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
+                              const std::string& source_name) {
   kafka::ConsumerOptions consumer{kafka, "binberg-source-" + source_name + "-positions", true};
   const auto records = kafka::read_to_end(consumer, {{offsets_topic, 0, 0}}, std::chrono::seconds(60));
-  std::map<std::string, SourcePosition> positions;
+  SavedSource saved;
   for (const kafka::ConsumedRecord& record : records) {
     if (record.key != source_name) continue;
-    positions.clear();  // the last record of the source is the whole state; a tombstone resets it
+    saved = {};  // the last record of the source is the whole state; a tombstone resets it
     if (!record.value) continue;
     const std::string where = fmt::format("offsets topic {} [0] offset {}", offsets_topic, record.offset);
     try {
@@ -68,13 +92,19 @@ std::map<std::string, SourcePosition> read_saved_positions(const kafka::ClientOp
       for (const auto& [name, summary] : value.at("tables").items()) {
         const auto position = SourcePosition::from_summary(summary.get<std::map<std::string, std::string>>());
         if (!position) fail("table {} has no position", name);
-        positions.emplace(name, *position);
+        saved.positions.emplace(name, *position);
+      }
+      if (!value.contains("column_defaults")) continue;
+      for (const auto& [name, columns] : value.at("column_defaults").items()) {
+        for (const auto& [column, existing_rows] : columns.items()) {
+          saved.column_defaults[name][column] = existing_rows_from_json(existing_rows);
+        }
       }
     } catch (const std::exception& error) {
       fail("{}: the saved positions of source {} are unreadable: {}", where, source_name, error.what());
     }
   }
-  return positions;
+  return saved;
 }
 
 struct KafkaSource::Table {
@@ -86,6 +116,8 @@ struct KafkaSource::Table {
   std::shared_ptr<const TableSchema> registered;  // the schema the ids below are for
   std::optional<envelope::EnvelopeSchemas> schemas;
   std::int32_t key_id = 0, value_id = 0;
+  // By NOT NULL column added by DDL: what the rows written before it hold in it (its Avro default).
+  std::map<std::string, mysql::ExistingRowsValue> column_defaults;
   std::string stopped;  // why the table stopped in this session; empty: it runs
   metrics::Counter* records = nullptr;
 };
@@ -128,14 +160,24 @@ class KafkaSource::Session {
   void open();
   void snapshot(const std::vector<Table*>& tables);
   void stream(const std::function<bool()>& stop);
-  // False when the table stops here (the registry refused SCHEMA as incompatible).
+  // False when the table stops here (the registry refused SCHEMA as incompatible). NOT NULL columns
+  // added by DDL get the value of the rows written before them as their Avro default, so a
+  // registry's BACKWARD check accepts them.
   bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
+  // Learns from the ALTER TABLE DDL which of TABLE's columns get an Avro default (column_defaults).
+  static void learn_column_defaults(Table& table, const mysql::DdlStatement& ddl);
   // Sends EVENT of the transaction TXN_ID: one record, two for an update of the primary key
   // (kKeyChangeHeader).
   void produce(Table& table, const ChangeEvent& event, const std::string& txn_id);
   // One record; records are held back one per partition, so that the last of a transaction in
   // each partition can carry its footprint. KEY_CHANGE: the kKeyChangeHeader value, if any.
   void produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id, const char* key_change);
+  // TXN, a DDL statement: one record in every partition of each captured table it names
+  // (envelope::kSchemaChangeHeader), so that a sink meets it in order with the changes around it.
+  void publish_schema_change(const SourceTransaction& txn, const std::string& txn_id);
+  // RECORD is the next of the transaction in its partition: the one held there before it goes.
+  void hold(kafka::OutgoingRecord record);
+  void begin_transaction_if_needed();
   // Sends the held records, each with the transaction's footprint: the transaction is complete.
   void end_transaction();
   void save();
@@ -173,7 +215,7 @@ void KafkaSource::Session::open() {
   const std::string offsets_topic = offsets_topic_of(options_);
   kafka::create_topic(options_.kafka,
                       kafka::TopicSpec{offsets_topic, 1, options_.replication_factor, {{"cleanup.policy", "compact"}}});
-  const auto saved = read_saved_positions(options_.kafka, offsets_topic, options_.source_name);
+  const SavedSource saved = read_saved_source(options_.kafka, offsets_topic, options_.source_name);
   auto& records = owner_.registry_.counter("binberg_source_records_total", "Change records produced", {"table"});
   for (const CapturedTable& captured : options_.tables) {
     auto table = std::make_unique<Table>();
@@ -183,7 +225,9 @@ void KafkaSource::Session::open() {
     kafka::create_topic(options_.kafka,
                         kafka::TopicSpec{table->topic, options_.partitions, options_.replication_factor, {}});
     table->partitions = kafka::partition_count(options_.kafka, table->topic);
-    if (auto it = saved.find(captured.qualified_name()); it != saved.end()) {
+    if (auto defaults = saved.column_defaults.find(captured.qualified_name()); defaults != saved.column_defaults.end())
+      table->column_defaults = defaults->second;
+    if (auto it = saved.positions.find(captured.qualified_name()); it != saved.positions.end()) {
       table->saved = table->position = it->second;
       spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
     }
@@ -212,7 +256,18 @@ bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<co
     table.registered = schema;
     return true;
   }
-  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic);
+  std::map<std::string, Value> defaults;
+  for (const Column& column : schema->columns) {
+    const auto known = table.column_defaults.find(column.name);
+    if (column.nullable || known == table.column_defaults.end()) continue;
+    try {
+      if (auto value = existing_rows_value(*schema, column, known->second)) defaults.emplace(column.name, *value);
+    } catch (const Error& error) {  // a value binberg cannot read: no default, the registry judges without it
+      spdlog::warn("source: table {} column {}: no Avro default: {}", table.source.qualified_name(), column.name,
+                   error.what());
+    }
+  }
+  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic, defaults);
   try {
     // The value schema first: a refused change must not leave a new key schema behind it.
     table.value_id = registry_.register_schema(registry::value_subject(table.topic), schemas.value.to_json());
@@ -235,6 +290,25 @@ bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<co
   return true;
 }
 
+void KafkaSource::Session::learn_column_defaults(Table& table, const mysql::DdlStatement& ddl) {
+  using mysql::ColumnChange;
+  using mysql::ExistingRowsValue;
+  for (const ColumnChange& change : ddl.changes) {
+    if (change.kind == ColumnChange::Kind::kAdd) {
+      if (table.registered && table.registered->column_index(change.column)) continue;  // ADD IF NOT EXISTS
+      const auto kind = change.existing_rows.kind;
+      if (kind == ExistingRowsValue::Kind::kLiteral || kind == ExistingRowsValue::Kind::kImplicit) {
+        table.column_defaults[change.column] = change.existing_rows;
+        continue;
+      }
+    }
+    // A dropped, renamed or redefined column's rows no longer hold what its ADD gave them.
+    if (change.kind != ColumnChange::Kind::kIndexOrOption && change.kind != ColumnChange::Kind::kSetDefault) {
+      table.column_defaults.erase(change.column);
+    }
+  }
+}
+
 void KafkaSource::Session::produce(Table& table, const ChangeEvent& event, const std::string& txn_id) {
   if (!ensure_schemas(table, event.schema, event.source)) return;
   const TableSchema& schema = *event.schema;
@@ -252,12 +326,29 @@ void KafkaSource::Session::produce(Table& table, const ChangeEvent& event, const
   }
 }
 
-void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id,
-                                          const char* key_change) {
+void KafkaSource::Session::begin_transaction_if_needed() {
   if (options_.delivery == Delivery::kExactlyOnce && !in_transaction_) {
     producer_->begin_transaction();
     in_transaction_ = true;
   }
+}
+
+void KafkaSource::Session::hold(kafka::OutgoingRecord record) {
+  const envelope::TopicPartition partition{record.topic, *record.partition};
+  ++footprint_[partition];
+  if (auto held = held_.find(partition); held != held_.end()) {
+    producer_->send(held->second);
+    held->second = std::move(record);
+  } else {
+    held_.emplace(partition, std::move(record));
+  }
+  ++owner_.stats_.records;
+  ++pending_records_;
+}
+
+void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id,
+                                          const char* key_change) {
+  begin_transaction_if_needed();
   const TableSchema& schema = *event.schema;
   kafka::OutgoingRecord record;
   record.topic = table.topic;
@@ -281,17 +372,47 @@ void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event
   };
   if (key_change != nullptr)
     record.headers.push_back(kafka::Header{std::string(envelope::kKeyChangeHeader), key_change});
-  const envelope::TopicPartition partition{record.topic, *record.partition};
-  ++footprint_[partition];
-  if (auto held = held_.find(partition); held != held_.end()) {
-    producer_->send(held->second);
-    held->second = std::move(record);
-  } else {
-    held_.emplace(partition, std::move(record));
-  }
+  hold(std::move(record));
   table.records->add();
-  ++owner_.stats_.records;
-  ++pending_records_;
+}
+
+void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, const std::string& txn_id) {
+  const SchemaChange& change = *txn.schema_change;
+  const std::string where = fmt::format("{}:{} (transaction {})", txn.file, txn.end_pos, txn_id);
+  mysql::DdlStatement ddl;
+  try {
+    ddl = mysql::parse_ddl(change.statement, change.database);
+  } catch (const Error& error) {
+    fail("binlog {}: {}", where, error.what());
+  }
+  std::optional<mysql::Connection> connection;
+  std::set<Table*> published;
+  for (const mysql::DdlTable& named : ddl.tables) {
+    Table* table = find_table(named.database, named.table);
+    if (table == nullptr || !table->stopped.empty() || table->position->contains(txn) ||
+        !published.insert(table).second)
+      continue;
+    PublishedSchemaChange published_change{change.database, change.statement, nullptr};
+    if (ddl.kind == mysql::DdlStatement::Kind::kAlterTable) {
+      if (!connection) connection.emplace(mysql::Connection::open(options_.source));
+      published_change.now = mysql::find_table_schema(*connection, table->source.database, table->source.table);
+      learn_column_defaults(*table, ddl);
+    }
+    const std::string json = published_change.to_json();
+    begin_transaction_if_needed();
+    for (std::int32_t partition = 0; partition < table->partitions; ++partition) {
+      hold(kafka::OutgoingRecord{table->topic,
+                                 partition,
+                                 std::nullopt,
+                                 std::nullopt,
+                                 {kafka::Header{std::string(envelope::kPositionHeader),
+                                                fmt::format("{} {}:{}", txn.gtid, txn.file, txn.end_pos)},
+                                  kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
+                                  kafka::Header{std::string(envelope::kSchemaChangeHeader), json}}});
+    }
+    spdlog::info("source: table {}: schema change at {} published: {}", table->source.qualified_name(), where,
+                 change.statement.substr(0, 300));
+  }
 }
 
 void KafkaSource::Session::end_transaction() {
@@ -308,12 +429,13 @@ void KafkaSource::Session::end_transaction() {
 // Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
 // At-least-once: after every record before it is acknowledged.
 void KafkaSource::Session::save() {
-  std::map<std::string, SourcePosition> positions;
+  SavedSource saved;
   for (const auto& table : tables_) {
-    if (table->position) positions.emplace(table->source.qualified_name(), *table->position);
+    if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
+    if (!table->column_defaults.empty()) saved.column_defaults[table->source.qualified_name()] = table->column_defaults;
   }
   const kafka::OutgoingRecord record{
-      offsets_topic_of(options_), 0, options_.source_name, positions_record(options_.source_name, positions), {}};
+      offsets_topic_of(options_), 0, options_.source_name, saved_record(options_.source_name, saved), {}};
   failpoint::hit("kafka_source.before_save");
   const auto started = Clock::now();
   if (options_.delivery == Delivery::kExactlyOnce) {
@@ -405,10 +527,11 @@ void KafkaSource::Session::stream(const std::function<bool()>& stop) {
       for (const ChangeEvent& event : batch->events) {
         Table* table = find_table(event.source.database, event.source.table);
         if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
-        produce(*table, event, txn.gtid.empty() ? fmt::format("{}:{}", txn.file, txn.end_pos) : txn.gtid);
+        produce(*table, event, transaction_id(txn));
       }
       pending_.set(static_cast<double>(pending_records_));
       if (!batch->last) continue;
+      if (txn.schema_change) publish_schema_change(txn, transaction_id(txn));  // DDL carries no rows
       end_transaction();
       SourcePosition after = read_position;
       after.binlog = batch->position;

@@ -38,6 +38,7 @@
 #include "kafka/client_config.h"
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
+#include "mysql/ddl_statement.h"
 #include "pipeline/replicator.h"
 #include "pipeline/source_position.h"
 #include "pipeline/source_reader.h"
@@ -82,10 +83,15 @@ struct KafkaSourceStats {
 // "<prefix>.<db>.<table>"
 std::string change_topic(const std::string& prefix, const CapturedTable& table);
 
-// The positions a source saved, by table ("db.table"); empty when it saved none yet.
-std::map<std::string, SourcePosition> read_saved_positions(const kafka::ClientOptions& kafka,
-                                                           const std::string& offsets_topic,
-                                                           const std::string& source_name);
+// What a source saved, by table ("db.table"): where it stands, and what the rows written before
+// each NOT NULL column added by DDL hold in it (the column's Avro default, learned from the
+// statement). Empty when it saved nothing yet.
+struct SavedSource {
+  std::map<std::string, SourcePosition> positions;
+  std::map<std::string, std::map<std::string, mysql::ExistingRowsValue>> column_defaults;
+};
+SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
+                              const std::string& source_name);
 
 class KafkaSource {
  public:

@@ -261,9 +261,7 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const SourceP
         change.statement.substr(0, 300));
   };
   if (ddl.kind != mysql::DdlStatement::Kind::kAlterTable) {
-    stop(*targets.front(),
-         "it drops, renames, truncates or re-creates a captured table, which binberg does not "
-         "replicate; stop capturing the table or start it afresh");
+    stop(*targets.front(), kNotAnAlterTable);
   }
   Table& table = *targets.front();
   commit(before, false);  // rows before the statement are committed under the old schema
@@ -274,36 +272,25 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const SourceP
   mysql::Connection connection = mysql::Connection::open(options_.source);
   const std::shared_ptr<const TableSchema> now =
       mysql::load_table_schema(connection, table.source.database, table.source.table);
-  SchemaChangeInput input;
-  input.statement = &ddl;
-  input.before = table.schema.get();
-  input.now = now.get();
-  if (table.state) {
-    input.state = &table.state->table().metadata.current_schema();
-    input.state_last_column_id = table.state->table().metadata.last_column_id;
-  }
-  input.changelog = &table.changelog->table().metadata.current_schema();
-  input.changelog_last_column_id = table.changelog->table().metadata.last_column_id;
-  input.accepted = accepted;
-  SchemaChangePlan plan;
+  EvolvedTables evolved;
   try {
-    plan = plan_schema_change(input);
-  } catch (const Error& error) {
+    evolved = evolve_tables(ddl, *table.schema, *now, accepted, table.state.get(), *table.changelog);
+  } catch (const SchemaChangeRefused& error) {
+    stop(table, error.what());
+  } catch (const ConfigError& error) {  // names the changelog's own columns take
     stop(table, error.what());
   }
   if (accepted)
     spdlog::warn("table {}: applying schema change at {} as accepted by the operator", table.source.qualified_name(),
                  where);
-  if (plan.changes_tables) {
-    const std::map<std::string, std::string> properties = {
-        {kSourceSchemaProperty, table_schema_to_json(*plan.source).dump()}};
-    if (table.state) table.state->evolve_schema(*plan.state, properties);
-    table.changelog->evolve_schema(plan.changelog, properties);
-    table.schema = plan.source;
+  if (evolved.changed) {
+    table.schema = evolved.source;
     table.mapping.reset();
-    const std::size_t filled = table.state && !plan.existing_rows.empty() ? fill_added_columns(table, plan) : 0;
+    if (evolved.filled_rows != 0) table.dirty = true;
     spdlog::info("table {}: schema change at {} applied{}", table.source.qualified_name(), where,
-                 filled == 0 ? "" : fmt::format("; {} existing rows given the added columns' values", filled));
+                 evolved.filled_rows == 0
+                     ? ""
+                     : fmt::format("; {} existing rows given the added columns' values", evolved.filled_rows));
   }
   std::vector<iceberg::TableWriter*> writers;
   if (table.state) writers.push_back(table.state.get());
@@ -315,28 +302,6 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const SourceP
   table.dirty = false;
   table.last_commit = Clock::now();
   ++stats_.commits;
-}
-
-// Gives every row of the current-state table the values PLAN gives its added columns; returns how
-// many rows. The rows are read in the evolved schema (files by field id, promoted types, added
-// columns null), so they need only the added values.
-std::size_t Replicator::fill_added_columns(Table& table, const SchemaChangePlan& plan) {
-  const iceberg::Schema& schema = table.state->table().metadata.current_schema();
-  std::vector<std::pair<std::size_t, iceberg::Literal>> added;
-  for (const auto& [name, value] : plan.existing_rows) {
-    for (std::size_t f = 0; f < schema.fields().size(); ++f) {
-      if (schema.fields()[f].name != name) continue;
-      added.emplace_back(
-          f, to_literal(plan.source->columns[*plan.source->column_index(name)], *schema.fields()[f].type, value));
-    }
-  }
-  std::vector<iceberg::Row> rows = iceberg::read_table_rows(table.state->table().metadata);
-  for (iceberg::Row& row : rows) {
-    for (const auto& [f, literal] : added) row[f] = literal;
-    table.state->upsert(std::move(row));
-  }
-  table.dirty = true;
-  return rows.size();
 }
 
 // Prepares every writer, then moves all their tables in one catalog transaction: the atomic

@@ -117,7 +117,6 @@ class Replicator {
   void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first);
   void finish(const SourceTransaction& txn);
   void apply_schema_change(const SourceTransaction& txn, const SourcePosition& before, const SourcePosition& after);
-  std::size_t fill_added_columns(Table& table, const SchemaChangePlan& plan);
   // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
   const RowMapping& mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema);
   void commit(const SourcePosition& position, bool all_tables);

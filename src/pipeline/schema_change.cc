@@ -144,50 +144,6 @@ std::string decimal_literal(const std::string& text, std::uint32_t scale) {
   return (zero ? "" : sign) + integer + (scale > 0 ? "." + fraction : "");
 }
 
-// The value an ADD COLUMN gave the existing rows, or nullopt for NULL.
-std::optional<Value> existing_rows_value(const TableSchema& table, const Column& column, const ColumnChange& change) {
-  const std::string where = fmt::format("table {}: ADD COLUMN {}", table.qualified_name(), column.name);
-  switch (change.existing_rows.kind) {
-    case ExistingRowsValue::Kind::kNull:
-      return std::nullopt;
-    case ExistingRowsValue::Kind::kLiteral: {
-      try {
-        if (column.type == SourceType::kDecimal)
-          return Decimal{decimal_literal(change.existing_rows.text, column.scale)};
-        if (column.type == SourceType::kTimestamp) {
-          fail(
-              "a TIMESTAMP literal is read in the session time zone of the statement, which the binlog does not "
-              "give");
-        }
-        return mysql::parse_text_value(column, change.existing_rows.text);
-      } catch (const Error& error) {
-        throw SchemaChangeRefused(fmt::format("{}: its DEFAULT '{}' is not a value binberg can read ({})", where,
-                                              change.existing_rows.text, error.what()));
-      }
-    }
-    case ExistingRowsValue::Kind::kImplicit:
-      if (integer_rank(column.type) != 0 || column.type == SourceType::kDecimal || column.type == SourceType::kFloat ||
-          column.type == SourceType::kDouble || column.type == SourceType::kBit) {
-        if (column.type == SourceType::kDecimal) return Decimal{decimal_literal("0", column.scale)};
-        return mysql::parse_text_value(column, "0");
-      }
-      if (column.type == SourceType::kEnum && !column.symbols.empty()) return Text{column.symbols.front()};
-      if (column.type == SourceType::kVarchar || column.type == SourceType::kText || column.type == SourceType::kSet)
-        return Text{""};
-      if (column.type == SourceType::kVarbinary || column.type == SourceType::kBlob) return Bytes{""};
-      throw SchemaChangeRefused(fmt::format(
-          "{}: NOT NULL without DEFAULT gives existing rows the implicit default of {}, which binberg does not "
-          "reproduce; add the column with an explicit DEFAULT",
-          where, to_string(column.type)));
-    case ExistingRowsValue::Kind::kUnknown:
-      break;
-  }
-  throw SchemaChangeRefused(fmt::format(
-      "{}: the existing rows get values the source computes ({}), which are not in the binlog; add the column "
-      "with a constant DEFAULT, then fill it with UPDATE statements",
-      where, change.existing_rows.text));
-}
-
 // Builds the next version of one Iceberg schema: fields keep their ids through renames and
 // type promotions, new columns get fresh ids.
 class SchemaBuilder {
@@ -271,6 +227,49 @@ std::optional<std::string> lossy_change(const Column& old_column, const Column& 
   return type_change() + " converts values";
 }
 
+std::optional<Value> existing_rows_value(const TableSchema& table, const Column& column,
+                                         const mysql::ExistingRowsValue& existing_rows) {
+  const std::string where = fmt::format("table {}: ADD COLUMN {}", table.qualified_name(), column.name);
+  switch (existing_rows.kind) {
+    case ExistingRowsValue::Kind::kNull:
+      return std::nullopt;
+    case ExistingRowsValue::Kind::kLiteral: {
+      try {
+        if (column.type == SourceType::kDecimal) return Decimal{decimal_literal(existing_rows.text, column.scale)};
+        if (column.type == SourceType::kTimestamp) {
+          fail(
+              "a TIMESTAMP literal is read in the session time zone of the statement, which the binlog does not "
+              "give");
+        }
+        return mysql::parse_text_value(column, existing_rows.text);
+      } catch (const Error& error) {
+        throw SchemaChangeRefused(fmt::format("{}: its DEFAULT '{}' is not a value binberg can read ({})", where,
+                                              existing_rows.text, error.what()));
+      }
+    }
+    case ExistingRowsValue::Kind::kImplicit:
+      if (integer_rank(column.type) != 0 || column.type == SourceType::kDecimal || column.type == SourceType::kFloat ||
+          column.type == SourceType::kDouble || column.type == SourceType::kBit) {
+        if (column.type == SourceType::kDecimal) return Decimal{decimal_literal("0", column.scale)};
+        return mysql::parse_text_value(column, "0");
+      }
+      if (column.type == SourceType::kEnum && !column.symbols.empty()) return Text{column.symbols.front()};
+      if (column.type == SourceType::kVarchar || column.type == SourceType::kText || column.type == SourceType::kSet)
+        return Text{""};
+      if (column.type == SourceType::kVarbinary || column.type == SourceType::kBlob) return Bytes{""};
+      throw SchemaChangeRefused(fmt::format(
+          "{}: NOT NULL without DEFAULT gives existing rows the implicit default of {}, which binberg does not "
+          "reproduce; add the column with an explicit DEFAULT",
+          where, to_string(column.type)));
+    case ExistingRowsValue::Kind::kUnknown:
+      break;
+  }
+  throw SchemaChangeRefused(fmt::format(
+      "{}: the existing rows get values the source computes ({}), which are not in the binlog; add the column "
+      "with a constant DEFAULT, then fill it with UPDATE statements",
+      where, existing_rows.text));
+}
+
 SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
   const TableSchema& before = *input.before;
   const TableSchema& now = *input.now;
@@ -309,7 +308,7 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
       case ColumnChange::Kind::kAdd: {
         if (find(change.column) != columns.end()) break;  // ADD IF NOT EXISTS of a column that exists
         Column column = definition_now(change, change.column);
-        if (std::optional<Value> value = existing_rows_value(before, column, change)) {
+        if (std::optional<Value> value = existing_rows_value(before, column, change.existing_rows)) {
           plan.existing_rows.emplace_back(column.name, std::move(*value));
         }
         columns.push_back(Entry{std::move(column), ""});
@@ -467,6 +466,25 @@ std::shared_ptr<const TableSchema> table_schema_from_json(const nlohmann::json& 
     return schema;
   } catch (const nlohmann::json::exception& error) {
     fail("the recorded source schema is malformed: {}", error.what());
+  }
+}
+
+std::string PublishedSchemaChange::to_json() const {
+  return nlohmann::json{
+      {"database", database}, {"statement", statement}, {"now", now ? table_schema_to_json(*now) : nlohmann::json()}}
+      .dump();
+}
+
+PublishedSchemaChange PublishedSchemaChange::parse(const std::string& text) {
+  try {
+    const nlohmann::json json = nlohmann::json::parse(text);
+    PublishedSchemaChange change;
+    change.database = json.at("database").get<std::string>();
+    change.statement = json.at("statement").get<std::string>();
+    if (!json.at("now").is_null()) change.now = table_schema_from_json(json.at("now"));
+    return change;
+  } catch (const nlohmann::json::exception& error) {
+    fail("not a published schema change: {}", error.what());
   }
 }
 

@@ -48,6 +48,11 @@ class SchemaChangeRefused : public Error {
   using Error::Error;
 };
 
+// Why a statement on a captured table that is not an ALTER TABLE is refused.
+inline constexpr const char* kNotAnAlterTable =
+    "it drops, renames, truncates or re-creates a captured table, which binberg does not replicate; stop capturing "
+    "the table or start it afresh";
+
 struct SchemaChangePlan {
   std::shared_ptr<const TableSchema> source;  // the source table after the statement
   std::optional<iceberg::Schema> state;       // next current-state schema; nullopt without a primary key
@@ -77,11 +82,32 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input);
 // is a value of NEW (the MODIFY policy above).
 std::optional<std::string> lossy_change(const Column& old_column, const Column& new_column);
 
+// The value an ADD COLUMN with EXISTING_ROWS gave the rows TABLE already had in COLUMN, or nullopt
+// for NULL; throws SchemaChangeRefused when binberg cannot know it (an expression, ...).
+std::optional<Value> existing_rows_value(const TableSchema& table, const Column& column,
+                                         const mysql::ExistingRowsValue& existing_rows);
+
 // The source table definition binberg records in its Iceberg tables' properties
 // (kSourceSchemaProperty), so a restart knows what the tables were made from without asking the
 // source, whose definition may have moved on.
 inline constexpr const char* kSourceSchemaProperty = "binberg.source-schema";
 nlohmann::json table_schema_to_json(const TableSchema& schema);
 std::shared_ptr<const TableSchema> table_schema_from_json(const nlohmann::json& json);
+
+// Path B: what binberg source publishes of a DDL statement naming a captured table, as the JSON of
+// envelope::kSchemaChangeHeader. With it a sink applies the statement as path A does, at its place
+// in the stream: the source's definition of the columns the statement names is read when the
+// source meets it, since the sink cannot ask the source.
+struct PublishedSchemaChange {
+  std::string database;   // the statement's default database
+  std::string statement;  // as the source logged it
+  // The table as the source server described it when binberg source read the statement (null:
+  // the server no longer had it).
+  std::shared_ptr<const TableSchema> now;
+
+  std::string to_json() const;
+  // Throws Error naming what is wrong.
+  static PublishedSchemaChange parse(const std::string& text);
+};
 
 }  // namespace binberg::pipeline

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "iceberg/table_scan.h"
 #include "pipeline/schema_change.h"
 
 namespace binberg::pipeline {
@@ -86,6 +87,47 @@ void apply_change(const RowMapping& mapping, const ChangeEvent& event, iceberg::
     }
   }
   changelog.append(mapping.changelog_row(event));
+}
+
+EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
+                            bool accepted, iceberg::TableWriter* state, iceberg::TableWriter& changelog) {
+  SchemaChangeInput input;
+  input.statement = &statement;
+  input.before = &before;
+  input.now = &now;
+  if (state != nullptr) {
+    input.state = &state->table().metadata.current_schema();
+    input.state_last_column_id = state->table().metadata.last_column_id;
+  }
+  input.changelog = &changelog.table().metadata.current_schema();
+  input.changelog_last_column_id = changelog.table().metadata.last_column_id;
+  input.accepted = accepted;
+  const SchemaChangePlan plan = plan_schema_change(input);
+  EvolvedTables evolved{plan.source, plan.changes_tables, 0};
+  if (!plan.changes_tables) return evolved;
+  const std::map<std::string, std::string> properties = {
+      {kSourceSchemaProperty, table_schema_to_json(*plan.source).dump()}};
+  if (state != nullptr) state->evolve_schema(*plan.state, properties);
+  changelog.evolve_schema(plan.changelog, properties);
+  if (state == nullptr || plan.existing_rows.empty()) return evolved;
+  // Every current row gets the added columns' values. The rows are read in the evolved schema
+  // (files by field id, promoted types, added columns null), so they need only the added values.
+  const iceberg::Schema& schema = state->table().metadata.current_schema();
+  std::vector<std::pair<std::size_t, iceberg::Literal>> added;
+  for (const auto& [name, value] : plan.existing_rows) {
+    for (std::size_t f = 0; f < schema.fields().size(); ++f) {
+      if (schema.fields()[f].name != name) continue;
+      added.emplace_back(
+          f, to_literal(plan.source->columns[*plan.source->column_index(name)], *schema.fields()[f].type, value));
+    }
+  }
+  std::vector<iceberg::Row> rows = iceberg::read_table_rows(state->table().metadata);
+  for (iceberg::Row& row : rows) {
+    for (const auto& [f, literal] : added) row[f] = literal;
+    state->upsert(std::move(row));
+  }
+  evolved.filled_rows = rows.size();
+  return evolved;
 }
 
 }  // namespace binberg::pipeline

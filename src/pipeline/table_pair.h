@@ -14,6 +14,7 @@
 #include "core/table_schema.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
+#include "mysql/ddl_statement.h"
 #include "pipeline/table_mapping.h"
 
 namespace binberg::pipeline {
@@ -39,6 +40,21 @@ std::shared_ptr<const TableSchema> recorded_source_schema(const iceberg::LoadedT
 TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, const std::string& table,
                           const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
                           const std::map<std::string, std::string>& properties = {});
+
+// What a schema change did to a pair of tables.
+struct EvolvedTables {
+  std::shared_ptr<const TableSchema> source;  // the source definition the tables hold now
+  bool changed = false;                       // false: the Iceberg schemas stay as they were
+  std::size_t filled_rows = 0;                // current-state rows given the added columns' values
+};
+
+// Applies the ALTER TABLE STATEMENT to the tables of BEFORE, the source definition they hold, by
+// the policy of schema_change.h; NOW is the source table as the server describes it now (where
+// added and modified columns' definitions are read from). The writers must hold no pending
+// changes: the evolved schemas, the recorded source definition and the rows given added columns'
+// values all become visible with their next commit, together. Throws SchemaChangeRefused.
+EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
+                            bool accepted, iceberg::TableWriter* state, iceberg::TableWriter& changelog);
 
 // Applies one change event: the current state (upsert, delete, or both for an update of the
 // primary key) when there is a STATE writer, and a changelog row.

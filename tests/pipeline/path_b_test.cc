@@ -38,6 +38,7 @@
 #include "mysql/text_value.h"
 #include "pipeline/kafka_sink.h"
 #include "pipeline/kafka_source.h"
+#include "pipeline/schema_change_steps.h"
 #include "pipeline/table_mapping.h"
 #include "registry/registry_client.h"
 #include "support/child_process.h"
@@ -56,6 +57,7 @@ struct TopicChanges {
   std::size_t records = 0;
   std::map<std::string, std::size_t> times_seen;  // by record id: event id and key-change part
   std::size_t key_changes = 0;                    // records of primary-key updates
+  std::size_t schema_changes = 0;                 // records of DDL statements (one per partition)
   // By transaction id: the distinct event ids in each partition, and the footprints it announced.
   std::map<std::string, std::map<envelope::TopicPartition, std::set<std::string>>> transaction_events;
   std::map<std::string, std::set<std::string>> footprints;
@@ -108,8 +110,11 @@ address = "127.0.0.1:0"
   }
 
   void start_sink(const std::string& failpoints = "") { start_sink(sink_, "sink.log", failpoints); }
-  void start_sink(binberg::testing::ChildProcess& sink, const std::string& log, const std::string& failpoints = "") {
-    sink.start({BINBERG_CLI, "sink", "--config", config_}, dir_.path() / log,
+  void start_sink(binberg::testing::ChildProcess& sink, const std::string& log, const std::string& failpoints = "",
+                  const std::vector<std::string>& arguments = {}) {
+    std::vector<std::string> command = {BINBERG_CLI, "sink", "--config", config_};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    sink.start(command, dir_.path() / log,
                {{"BINBERG_FAILPOINTS", failpoints.empty() ? std::nullopt : std::optional(failpoints)}});
   }
 
@@ -152,7 +157,7 @@ address = "127.0.0.1:0"
     const mysql::Gtid wanted = mysql::Gtid::parse(gtid);
     const auto& database = binberg::testing::stack().mariadb().database;
     for (int attempt = 0; attempt < 300; ++attempt) {
-      const auto saved = read_saved_positions(kafka_options(), topic_prefix_ + ".binberg.offsets", prefix_);
+      const auto saved = read_saved_source(kafka_options(), topic_prefix_ + ".binberg.offsets", prefix_).positions;
       std::size_t holding = 0;
       for (const std::string& suffix : suffixes) {
         const auto it = saved.find(database + "." + table_name(suffix));
@@ -187,6 +192,19 @@ address = "127.0.0.1:0"
                      [](const auto& a, const auto& b) { return a.partition < b.partition; });
     TopicChanges changes;
     for (const kafka::ConsumedRecord& record : records) {
+      std::map<std::string, std::string> headers;
+      for (const auto& header : record.headers) headers[header.name] = header.value;
+      const std::string txn = headers[std::string(envelope::kTransactionHeader)];
+      if (auto end = headers.find(std::string(envelope::kTransactionEndHeader)); end != headers.end()) {
+        changes.footprints[txn].insert(end->second);
+      }
+      if (headers.contains(std::string(envelope::kSchemaChangeHeader))) {  // a DDL statement: no row
+        EXPECT_FALSE(record.key.has_value());
+        EXPECT_FALSE(record.value.has_value());
+        changes.transaction_events[txn][{record.topic, record.partition}].insert("schema change");
+        ++changes.schema_changes;
+        continue;
+      }
       const std::int32_t id = avro::parse_wire_message(*record.value).schema_id;
       auto table = tables.find(id);
       if (table == tables.end()) {
@@ -195,8 +213,6 @@ address = "127.0.0.1:0"
       ChangeEvent event =
           envelope::change_event_from_datum(avro::decode_wire_message(*record.value, lookup), table->second);
       // The headers say the same as the envelope.
-      std::map<std::string, std::string> headers;
-      for (const auto& header : record.headers) headers[header.name] = header.value;
       EXPECT_EQ(headers[std::string(envelope::kEventIdHeader)], event.event_id);
       // The two records of a primary-key update share the event id; the part tells them apart.
       std::string record_id = event.event_id;
@@ -204,12 +220,8 @@ address = "127.0.0.1:0"
         record_id += "/" + part->second;
         ++changes.key_changes;
       }
-      const std::string txn = headers[std::string(envelope::kTransactionHeader)];
       EXPECT_FALSE(txn.empty()) << event.event_id << " names no transaction";
       changes.transaction_events[txn][{record.topic, record.partition}].insert(record_id);
-      if (auto end = headers.find(std::string(envelope::kTransactionEndHeader)); end != headers.end()) {
-        changes.footprints[txn].insert(end->second);
-      }
       ++changes.times_seen[record_id];
       ++changes.records;
       changes.events.push_back(std::move(event));
@@ -287,7 +299,8 @@ address = "127.0.0.1:0"
   std::vector<std::int64_t> current_snapshots();
   std::size_t records_in_topics();
   std::uint64_t load_and_snapshot();
-  nlohmann::json workload(int seed, int events, int rate = 5000);
+  // EVENTS row events of seed SEED at RATE a second; EXTRA: more `binberg gen` options.
+  nlohmann::json workload(int seed, int events, int rate = 5000, const std::string& extra = "");
 
   // The sink's catalog, or path A's (PATH = "a") in the parity test.
   iceberg::CatalogOptions catalog_options(const std::string& path = "") const {
@@ -321,7 +334,7 @@ address = "127.0.0.1:0"
   }
 
   // Rows of SUFFIX's Iceberg current-state table that are not MariaDB's, plus MariaDB's rows it
-  // lacks; -1 while the table does not exist.
+  // lacks; -1 while the table does not exist, -2 while it lacks columns of MariaDB's.
   long iceberg_differences(const std::string& suffix, const std::string& path = "") {
     const auto catalog = iceberg::open_catalog(catalog_options(path));
     std::optional<iceberg::LoadedTable> state;
@@ -333,9 +346,15 @@ address = "127.0.0.1:0"
     const iceberg::Schema& schema = state->metadata.current_schema();
     std::shared_ptr<const TableSchema> source_schema;
     const std::vector<RowImage> rows = source_rows(suffix, source_schema);
-    const RowMapping mapping(source_schema, &schema, nullptr);
+    std::optional<RowMapping> mapping;
+    try {
+      mapping.emplace(source_schema, &schema, nullptr);
+    } catch (const Error&) {
+      return -2;  // the table does not have the source table's columns (yet)
+    }
     std::multiset<std::string> source, table;
-    for (const RowImage& image : rows) source.insert(iceberg::canonical_row_encoding(schema, mapping.state_row(image)));
+    for (const RowImage& image : rows)
+      source.insert(iceberg::canonical_row_encoding(schema, mapping->state_row(image)));
     for (std::string& row : state_rows(suffix, path)) table.insert(std::move(row));
     std::vector<std::string> differences;
     std::set_symmetric_difference(source.begin(), source.end(), table.begin(), table.end(),
@@ -484,9 +503,10 @@ std::uint64_t PathBTest::load_and_snapshot() {
   return rows;
 }
 
-nlohmann::json PathBTest::workload(int seed, int events, int rate) {
-  return gen(fmt::format("--seed {} --events {} --rate {} --rows-per-statement 3 --hot-keys 40 --multi-table-share 0.3",
-                         seed, events, rate));
+nlohmann::json PathBTest::workload(int seed, int events, int rate, const std::string& extra) {
+  return gen(
+      fmt::format("--seed {} --events {} --rate {} --rows-per-statement 3 --hot-keys 40 --multi-table-share 0.3 {}",
+                  seed, events, rate, extra));
 }
 
 PathBTest::Written PathBTest::sigkill_under_load(binberg::testing::ChildProcess& process, int kills, int events,
@@ -599,6 +619,71 @@ TEST_F(PathBTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, before["events"]["total"].get<std::uint64_t>() + 6), 0u);
 }
 
+// Schema evolution through Kafka: the source publishes each DDL statement in every partition of
+// the table's topic, and the sink applies it where it stands in the stream, as path A does: added
+// columns (with the value the existing rows get), widened types, a rename and a drop evolve the
+// tables and their rows stay equal to MariaDB's, also after a crash between the evolved schema and
+// its commit. A change the policy refuses (a narrowing) stops the sink before it, again after a
+// restart, and is applied once the operator accepts it.
+TEST_F(PathBTest, SchemaChangesEvolveTheSinkTablesAndRefusedOnesStopItUntilAccepted) {
+  load_and_snapshot();
+  const std::string accounts = table_name("accounts"), orders = table_name("orders");
+  start_sink("sink.before_schema_commit=crash");
+  wait_for_sink();
+  workload(6, 600);
+  db_.execute(binberg::testing::add_tier_and_memo(accounts));
+  EXPECT_EQ(sink_.wait_for_exit(60s), -SIGKILL) << "the failpoint before the schema commit did not fire";
+  start_sink();
+  db_.execute(fmt::format("UPDATE {} SET tier = id % 5, memo = CONCAT('m', id) WHERE id % 4 = 0", accounts));
+  workload(7, 600);
+  binberg::testing::widen_rename_add_and_drop(db_, accounts, orders);
+  const nlohmann::json generated = gen("--events 600 --seed 8 --ddl-every 20");
+  EXPECT_GT(generated["schema_changes"].get<int>(), 0);
+  wait_for_saved(generated["last_gtid"].get<std::string>());
+  wait_for_sink();
+  for (const char* suffix : {"accounts", "orders"}) {
+    EXPECT_GT(read_topic(suffix).schema_changes, 0u) << suffix << ": no schema change record in the topic";
+    expect_changelog_whole_and_unique(suffix);
+  }
+
+  const auto catalog = iceberg::open_catalog(catalog_options());
+  const auto load = [&](const std::string& table) {
+    return catalog->load_table(iceberg::TableIdentifier{table_namespace(), table});
+  };
+  binberg::testing::expect_evolved_tables(*catalog, table_namespace(), accounts, orders);
+
+  // Narrowing may clip stored values without a row event: refused, before and after a restart. (The
+  // registry would refuse it too, under BACKWARD: this subject lets it through to the sink.)
+  registry::RegistryClient(registry::RegistryOptions{binberg::testing::stack().registry_url()})
+      .set_compatibility(registry::value_subject(topic("orders")), "NONE");
+  db_.execute(fmt::format("UPDATE {} SET quantity = quantity - 5000000000 WHERE quantity > 2147483647", orders));
+  db_.execute(fmt::format("ALTER TABLE {} MODIFY quantity INT NOT NULL", orders));  // strict mode: values fit
+  const std::string narrowing = *db_.scalar("SELECT @@last_gtid");
+  const nlohmann::json after = workload(9, 300);
+  std::int64_t refused_at = 0;
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(run == 0 ? "streaming" : "after a restart");
+    EXPECT_EQ(sink_.wait_for_exit(60s), 2) << "the sink did not stop at the refused schema change";
+    const auto message = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "[error] ");
+    ASSERT_TRUE(message) << binberg::testing::log_tail(dir_.path() / "sink.log");
+    EXPECT_NE(message->find("refused"), std::string::npos) << *message;
+    EXPECT_NE(message->find("quantity"), std::string::npos) << *message;
+    EXPECT_NE(message->find("transaction " + narrowing), std::string::npos) << *message;
+    const std::int64_t snapshot = load(orders + "_changelog").metadata.current_snapshot()->snapshot_id;
+    if (run == 0) refused_at = snapshot;
+    EXPECT_EQ(snapshot, refused_at) << "the sink committed past the refused change";
+    std::filesystem::remove(dir_.path() / "sink.log");
+    if (run == 0) start_sink();
+  }
+  start_sink(sink_, "sink.log", "", {"--accept-schema-change", narrowing});
+  wait_for_saved(after["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  EXPECT_EQ(load(orders).metadata.current_schema().find_field("quantity")->type->to_string(), "long")
+      << "an accepted narrowing keeps the wider Iceberg type";
+  for (const char* suffix : {"accounts", "orders"}) expect_changelog_whole_and_unique(suffix);
+}
+
 // The sink applies the topics to Iceberg while the source publishes and the sink is SIGKILLed at
 // random moments: the tables end equal to MariaDB's, the changelog holds every event once, and no
 // snapshot holds part of a source transaction.
@@ -657,8 +742,9 @@ TEST_F(PathBTest, BrokerSigkillUnderLoadLosesAndDoublesNothing) {
 
 // Path A and path B fed by the same binlog at once, in both delivery modes: `binberg replicate`
 // and `binberg source` + `binberg sink` write tables with the same rows (equal canonical digests,
-// both equal to MariaDB's) and changelogs with the same events. An at-least-once source crashes
-// once after its records were acknowledged, so path B also meets repeated records.
+// both equal to MariaDB's) and changelogs with the same events, through the workload's schema
+// changes. An at-least-once source crashes once after its records were acknowledged, so path B
+// also meets repeated records (and repeated schema changes).
 class PathParityTest : public PathBTest, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(PathParityTest, BothPathsWriteTheSameTables) {
@@ -680,7 +766,9 @@ TEST_P(PathParityTest, BothPathsWriteTheSameTables) {
     start_reading(source_, "kafka_source.after_flush=crash@3");
   }
   const nlohmann::json summary =
-      gen("--seed 5 --events 100000 --rate 25000 --rows-per-statement 5 --hot-keys 200 --multi-table-share 0.3");
+      gen("--seed 5 --events 100000 --rate 25000 --rows-per-statement 5 --hot-keys 200 --multi-table-share 0.3 "
+          "--ddl-every 400");
+  EXPECT_GT(summary["schema_changes"].get<int>(), 0);
   if (at_least_once) {
     EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the source";
     start_source();
@@ -714,14 +802,16 @@ INSTANTIATE_TEST_SUITE_P(DeliveryModes, PathParityTest, ::testing::Values("exact
                          });
 
 // An at-least-once source that crashed after its records were acknowledged produces them again;
-// the sink recognizes every repeated change by its source position and applies it once.
+// the sink recognizes every repeated change by its source position and applies it once, and every
+// repeated schema change (the workload makes one every fifth transaction) once.
 TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {
   write_config("at-least-once");
   const std::uint64_t snapshot_rows = load_and_snapshot();
   start_sink();
   source_.stop(SIGTERM);
   start_reading(source_, "kafka_source.after_flush=crash@3");
-  const nlohmann::json summary = workload(3, 2000, 500);
+  const nlohmann::json summary = workload(3, 2000, 500, "--ddl-every 5");
+  EXPECT_GT(summary["schema_changes"].get<int>(), 0);
   EXPECT_EQ(source_.wait_for_exit(60s), -SIGKILL) << "the failpoint did not crash the source";
   start_source();
   wait_for_saved(summary["last_gtid"].get<std::string>());
@@ -733,6 +823,10 @@ TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {
   const auto totals = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "by position ");
   ASSERT_TRUE(totals);
   EXPECT_GT(std::stoull(*totals), 0u) << "the source repeated records; the sink saw none: " << *totals;
+  const auto schema_changes = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", " duplicate; ");
+  ASSERT_TRUE(schema_changes);
+  EXPECT_EQ(std::stoull(*schema_changes), summary["schema_changes"].get<std::uint64_t>())
+      << "every schema change applied once: " << *schema_changes;
 }
 
 // Bytes no decoder reads go to <topic>.dlq and a record keyed as another row to

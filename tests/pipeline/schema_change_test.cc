@@ -246,5 +246,21 @@ TEST(SchemaChangeTest, SourceSchemaRoundTripsThroughJson) {
   EXPECT_THROW(table_schema_from_json(nlohmann::json{{"database", "x"}}), Error);
 }
 
+// Path B's record of a DDL statement carries the statement and the source's definition then; a
+// table the server no longer had travels as null, and anything else is refused by name.
+TEST(SchemaChangeTest, PublishedSchemaChangesRoundTripThroughJson) {
+  const PublishedSchemaChange change{"bank", "ALTER TABLE accounts ADD COLUMN tier INT", nullptr};
+  PublishedSchemaChange with_table = change;
+  with_table.now = std::make_shared<const TableSchema>(accounts());
+  const PublishedSchemaChange back = PublishedSchemaChange::parse(with_table.to_json());
+  EXPECT_EQ(back.database, "bank");
+  EXPECT_EQ(back.statement, change.statement);
+  ASSERT_NE(back.now, nullptr);
+  EXPECT_EQ(*back.now, accounts());
+  EXPECT_EQ(PublishedSchemaChange::parse(change.to_json()).now, nullptr);
+  EXPECT_THROW(PublishedSchemaChange::parse("{\"database\": \"bank\"}"), Error);
+  EXPECT_THROW(PublishedSchemaChange::parse("not json"), Error);
+}
+
 }  // namespace
 }  // namespace binberg::pipeline
