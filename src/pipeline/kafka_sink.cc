@@ -186,6 +186,13 @@ class KafkaSink::Session {
                     .counter("binberg_sink_fenced_total",
                              "Tables this sink stopped writing because another sink claimed them after it")
                     .counter()),
+        schema_changes_(
+            owner.registry_.counter("binberg_sink_schema_changes_total", "DDL statements applied to the tables")
+                .counter()),
+        held_(owner.registry_
+                  .gauge("binberg_sink_held_records",
+                         "Records read behind a schema change that not every partition of its topic reached yet")
+                  .gauge()),
         open_transactions_(
             owner.registry_.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()),
         queued_(owner.registry_
@@ -321,6 +328,8 @@ class KafkaSink::Session {
   metrics::Family& replays_;
   metrics::Counter& commits_;
   metrics::Counter& fenced_;
+  metrics::Counter& schema_changes_;
+  metrics::Gauge& held_;
   metrics::Gauge& open_transactions_;
   metrics::Gauge& queued_;
   metrics::Family& lag_;
@@ -948,6 +957,7 @@ void KafkaSink::Session::apply_schema_change(Table& table) {
     commit(&table, fmt::format("sink:{}:schema:{}", options_.group_id, met.txn));
   }
   ++owner_.stats_.schema_changes;
+  schema_changes_.add();
   for (ReadRecord& held : met.held) handle(held, /*replayed=*/true);
 }
 
@@ -1143,6 +1153,9 @@ void KafkaSink::Session::commit_group_offsets() {
 void KafkaSink::Session::update_lag() {
   const std::int64_t now = unix_millis();
   if (reader_) queued_.set(static_cast<double>(reader_->queued()));  // none yet while opening
+  std::size_t held = 0;
+  for (const auto& [topic, table] : tables_) held += table.schema_change ? table.schema_change->held.size() : 0;
+  held_.set(static_cast<double>(held));
   for (const auto& [topic, table] : tables_) {
     for (const auto& [partition, committed] : table.committed) {
       const auto high = consumer_->high_watermark(topic, partition);

@@ -149,6 +149,10 @@ class KafkaSource::Session {
         lag_(owner.registry_
                  .gauge("binberg_source_lag_seconds", "Seconds between a transaction's source commit and its reading")
                  .gauge()),
+        schema_changes_(owner.registry_
+                            .counter("binberg_source_schema_changes_total",
+                                     "DDL statements on captured tables published to their topics")
+                            .counter()),
         stopped_(
             owner.registry_
                 .gauge("binberg_source_stopped_tables", "Tables stopped because the registry refused their new schema")
@@ -192,6 +196,7 @@ class KafkaSource::Session {
   metrics::Histogram& save_duration_;
   metrics::Gauge& pending_;
   metrics::Gauge& lag_;
+  metrics::Counter& schema_changes_;
   metrics::Gauge& stopped_;
   std::optional<kafka::Producer> producer_;
   std::vector<std::unique_ptr<Table>> tables_;
@@ -410,6 +415,7 @@ void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, c
                                   kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
                                   kafka::Header{std::string(envelope::kSchemaChangeHeader), json}}});
     }
+    schema_changes_.add();
     spdlog::info("source: table {}: schema change at {} published: {}", table->source.qualified_name(), where,
                  change.statement.substr(0, 300));
   }

@@ -678,6 +678,19 @@ TEST_F(PathBTest, SchemaChangesEvolveTheSinkTablesAndRefusedOnesStopItUntilAccep
   start_sink(sink_, "sink.log", "", {"--accept-schema-change", narrowing});
   wait_for_saved(after["last_gtid"].get<std::string>());
   wait_for_sink();
+  // The metrics count them: the source published every statement on the tables once, this sink
+  // applied the accepted one, and nothing waits behind a schema change.
+  const auto metrics_of = [&](const char* log) {
+    const auto url = binberg::testing::wait_for_log_line(dir_.path() / log, "metrics on http://");
+    return url ? binberg::testing::scrape_metrics("http://" + *url) : std::string();
+  };
+  const std::string source_metrics = metrics_of("source.log");
+  EXPECT_EQ(binberg::testing::sample_sum(source_metrics, "binberg_source_schema_changes_total"),
+            6 + generated["schema_changes"].get<int>())
+      << "the test's 6 statements and the generator's";
+  const std::string sink_metrics = metrics_of("sink.log");
+  EXPECT_EQ(binberg::testing::sample_sum(sink_metrics, "binberg_sink_schema_changes_total"), 1);
+  EXPECT_EQ(binberg::testing::sample_sum(sink_metrics, "binberg_sink_held_records"), 0);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(load(orders).metadata.current_schema().find_field("quantity")->type->to_string(), "long")
       << "an accepted narrowing keeps the wider Iceberg type";
