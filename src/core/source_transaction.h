@@ -27,6 +27,10 @@ struct SourceTransaction {
   std::vector<ChangeEvent> events;
   std::optional<SchemaChange> schema_change;  // DDL transactions carry no row events
   std::vector<std::string> tables;            // db.table touched, sorted, unique
+
+  // How binberg names it (path B's kTransactionHeader, --accept-schema-change): its GTID, else
+  // where it ends, "<file>:<pos>".
+  std::string id() const { return gtid.empty() ? file + ":" + std::to_string(end_pos) : gtid; }
 };
 
 }  // namespace binberg

@@ -60,11 +60,6 @@ std::string saved_record(const std::string& source_name, const SavedSource& save
   return record.dump();
 }
 
-// The id of TXN in kTransactionHeader: its GTID, else where it ends.
-std::string transaction_id(const SourceTransaction& txn) {
-  return txn.gtid.empty() ? fmt::format("{}:{}", txn.file, txn.end_pos) : txn.gtid;
-}
-
 // The client options with binberg's defaults for PRODUCER properties the operator did not set.
 kafka::ClientOptions with_defaults(kafka::ClientOptions options, const std::map<std::string, std::string>& defaults) {
   for (const auto& [name, value] : defaults) options.properties.emplace(name, value);
@@ -533,11 +528,11 @@ void KafkaSource::Session::stream(const std::function<bool()>& stop) {
       for (const ChangeEvent& event : batch->events) {
         Table* table = find_table(event.source.database, event.source.table);
         if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
-        produce(*table, event, transaction_id(txn));
+        produce(*table, event, txn.id());
       }
       pending_.set(static_cast<double>(pending_records_));
       if (!batch->last) continue;
-      if (txn.schema_change) publish_schema_change(txn, transaction_id(txn));  // DDL carries no rows
+      if (txn.schema_change) publish_schema_change(txn, txn.id());  // DDL carries no rows
       end_transaction();
       SourcePosition after = read_position;
       after.binlog = batch->position;

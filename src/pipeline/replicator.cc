@@ -267,8 +267,7 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const SourceP
   commit(before, false);  // rows before the statement are committed under the old schema
 
   const bool accepted = std::find(options_.accepted_schema_changes.begin(), options_.accepted_schema_changes.end(),
-                                  txn.gtid.empty() ? txn.file + ":" + std::to_string(txn.end_pos) : txn.gtid) !=
-                        options_.accepted_schema_changes.end();
+                                  txn.id()) != options_.accepted_schema_changes.end();
   mysql::Connection connection = mysql::Connection::open(options_.source);
   const std::shared_ptr<const TableSchema> now =
       mysql::load_table_schema(connection, table.source.database, table.source.table);
@@ -276,8 +275,6 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const SourceP
   try {
     evolved = evolve_tables(ddl, *table.schema, *now, accepted, table.state.get(), *table.changelog);
   } catch (const SchemaChangeRefused& error) {
-    stop(table, error.what());
-  } catch (const ConfigError& error) {  // names the changelog's own columns take
     stop(table, error.what());
   }
   if (accepted)

@@ -102,7 +102,12 @@ EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSch
   input.changelog = &changelog.table().metadata.current_schema();
   input.changelog_last_column_id = changelog.table().metadata.last_column_id;
   input.accepted = accepted;
-  const SchemaChangePlan plan = plan_schema_change(input);
+  SchemaChangePlan plan;
+  try {
+    plan = plan_schema_change(input);
+  } catch (const ConfigError& error) {  // column names the changelog's own columns take
+    throw SchemaChangeRefused(error.what());
+  }
   EvolvedTables evolved{plan.source, plan.changes_tables, 0};
   if (!plan.changes_tables) return evolved;
   const std::map<std::string, std::string> properties = {

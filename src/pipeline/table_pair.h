@@ -52,7 +52,8 @@ struct EvolvedTables {
 // the policy of schema_change.h; NOW is the source table as the server describes it now (where
 // added and modified columns' definitions are read from). The writers must hold no pending
 // changes: the evolved schemas, the recorded source definition and the rows given added columns'
-// values all become visible with their next commit, together. Throws SchemaChangeRefused.
+// values all become visible with their next commit, together. Throws SchemaChangeRefused (also
+// for column names the changelog's own columns take).
 EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
                             bool accepted, iceberg::TableWriter* state, iceberg::TableWriter& changelog);
 
