@@ -41,8 +41,8 @@ ReadRecord decoded(kafka::ConsumedRecord record, RecordDecoder& decoder, bool sk
 
 }  // namespace
 
-std::map<std::string, std::string> header_map(const kafka::ConsumedRecord& record) {
-  std::map<std::string, std::string> headers;
+Headers header_map(const kafka::ConsumedRecord& record) {
+  Headers headers;
   for (const auto& header : record.headers) headers[header.name] = header.value;
   return headers;
 }

@@ -29,10 +29,13 @@
 
 namespace binberg::pipeline {
 
+// A record's headers by name (a repeated name keeps its last value), looked up by string_view.
+using Headers = std::map<std::string, std::string, std::less<>>;
+
 // A record as the reader hands it over.
 struct ReadRecord {
   kafka::ConsumedRecord record;
-  std::map<std::string, std::string> headers;  // by name (the last of a repeated name)
+  Headers headers;
   // The change its value carries, or why it carries none (a tombstone, bytes that are no change,
   // a schema id the registry does not know, a registry that does not answer).
   std::optional<ChangeEvent> event;
@@ -46,7 +49,7 @@ struct ReadRecord {
 using ReadItem = std::variant<ReadRecord, kafka::PartitionEnd>;
 
 // Headers by name; a repeated name keeps its last value.
-std::map<std::string, std::string> header_map(const kafka::ConsumedRecord& record);
+Headers header_map(const kafka::ConsumedRecord& record);
 
 class SinkReader {
  public:
