@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -25,17 +26,20 @@ std::string avro_namespace(std::string_view topic) {
   return result;
 }
 
-// One field per column, with the column's description; NOT NULL columns are not unions.
+// One field per column, with the column's description; NOT NULL columns are not unions. A
+// renamed column's earlier names become aliases, but none that a present column has (Avro matches
+// a field by name first, so such an alias could never apply).
 avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t>& columns, bool all_required,
-                         const std::map<std::string, Value>& defaults = {}) {
+                         const ColumnHistory& history) {
   avro::Json fields = avro::Json::array();
   std::map<std::string, std::string> taken;  // Avro name -> column name
+  for (const Column& column : table.columns) taken.emplace(avro_field_name(column.name), column.name);
   for (const std::size_t index : columns) {
     const Column& column = table.columns[index];
     const std::string name = avro_field_name(column.name);
-    if (auto [it, fresh] = taken.emplace(name, column.name); !fresh) {
+    if (taken.at(name) != column.name) {
       throw ConfigError(fmt::format("table {}: columns {} and {} both become the Avro field name {}",
-                                    table.qualified_name(), it->second, column.name, name));
+                                    table.qualified_name(), taken.at(name), column.name, name));
     }
     avro::Json field{{"name", name}};
     if (column.nullable && !all_required) {
@@ -43,9 +47,19 @@ avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t
       field["default"] = nullptr;
     } else {
       field["type"] = column_avro_type(column);
-      if (const auto it = defaults.find(column.name); it != defaults.end() && !all_required) {
+      if (const auto it = history.defaults.find(column.name); it != history.defaults.end() && !all_required) {
         field["default"] = avro::default_json(to_avro(column, it->second));
       }
+    }
+    if (const auto it = history.earlier_names.find(column.name); it != history.earlier_names.end()) {
+      avro::Json aliases = avro::Json::array();
+      for (const std::string& earlier : it->second) {
+        const std::string alias = avro_field_name(earlier);
+        if (!taken.contains(alias) && std::find(aliases.begin(), aliases.end(), alias) == aliases.end()) {
+          aliases.push_back(alias);
+        }
+      }
+      if (!aliases.empty()) field["aliases"] = std::move(aliases);
     }
     field["binberg.column"] = column_description(column);
     fields.push_back(std::move(field));
@@ -124,13 +138,12 @@ avro::Value optional_row(const TableSchema& table, const std::optional<RowImage>
 
 }  // namespace
 
-EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic,
-                                 const std::map<std::string, Value>& defaults) {
+EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic, const ColumnHistory& history) {
   const std::string ns = avro_namespace(topic);
   avro::Json primary_key = avro::Json::array();
   for (const std::size_t index : table.primary_key) primary_key.push_back(table.columns[index].name);
   const avro::Json value_record{
-      {"type", "record"}, {"name", "Value"}, {"fields", column_fields(table, all_columns(table), false, defaults)}};
+      {"type", "record"}, {"name", "Value"}, {"fields", column_fields(table, all_columns(table), false, history)}};
   avro::Json before{{"name", "before"}, {"type", optional_of(value_record)}, {"default", nullptr}};
   avro::Json after{{"name", "after"}, {"type", optional_of("Value")}, {"default", nullptr}};
   avro::Json ts_ms{{"name", "ts_ms"}, {"type", optional_of("long")}, {"default", nullptr}};
@@ -144,10 +157,11 @@ EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topi
                                     avro::Json{{"name", "op"}, {"type", "string"}}, ts_ms})}};
   EnvelopeSchemas schemas{std::nullopt, avro::Schema::from_json(envelope)};
   if (!table.primary_key.empty()) {
-    schemas.key = avro::Schema::from_json(avro::Json{{"type", "record"},
-                                                     {"name", "Key"},
-                                                     {"namespace", ns},
-                                                     {"fields", column_fields(table, table.primary_key, true)}});
+    schemas.key =
+        avro::Schema::from_json(avro::Json{{"type", "record"},
+                                           {"name", "Key"},
+                                           {"namespace", ns},
+                                           {"fields", column_fields(table, table.primary_key, true, history)}});
   }
   return schemas;
 }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "avro/schema.h"
 #include "avro/value.h"
@@ -43,13 +44,20 @@ struct EnvelopeSchemas {
   avro::Schema value;
 };
 
+// What the records written before a table took its present shape say of its columns, by column
+// name: what a reader of the present schema needs to read them as the source table has those rows
+// now (and what a registry's BACKWARD check asks for).
+struct ColumnHistory {
+  // NOT NULL columns added since: the value the rows written before hold in them (Avro default).
+  std::map<std::string, Value> defaults;
+  // Renamed columns: their earlier names, newest first (Avro aliases).
+  std::map<std::string, std::vector<std::string>> earlier_names;
+};
+
 // The schemas of TOPIC's records for TABLE; names live in the namespace TOPIC gives (each
 // dot-separated part made a valid Avro name). Throws ConfigError when two column names become the
-// same Avro name. DEFAULTS, by column name, are the Avro defaults of NOT NULL columns: what the
-// rows written before such a column existed hold in it (so a reader of the new schema reads old
-// records as the source table has them, and a registry's BACKWARD check passes).
-EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic,
-                                 const std::map<std::string, Value>& defaults = {});
+// same Avro name. HISTORY gives the fields defaults and aliases (key fields aliases only).
+EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topic, const ColumnHistory& history = {});
 
 // The source table an envelope schema describes; throws Error naming what is missing or wrong.
 TableSchema table_schema_of(const avro::Schema& value_schema);

@@ -50,13 +50,16 @@ mysql::ExistingRowsValue existing_rows_from_json(const nlohmann::json& json) {
 }
 
 std::string saved_record(const std::string& source_name, const SavedSource& saved) {
-  nlohmann::json tables = nlohmann::json::object(), defaults = nlohmann::json::object();
+  nlohmann::json tables = nlohmann::json::object(), defaults = nlohmann::json::object(),
+                 earlier_names = nlohmann::json::object();
   for (const auto& [name, position] : saved.positions) tables[name] = position.to_summary();
-  for (const auto& [name, columns] : saved.column_defaults) {
-    for (const auto& [column, value] : columns) defaults[name][column] = existing_rows_json(value);
+  for (const auto& [name, learned] : saved.columns) {
+    for (const auto& [column, value] : learned.defaults) defaults[name][column] = existing_rows_json(value);
+    for (const auto& [column, names] : learned.earlier_names) earlier_names[name][column] = names;
   }
   nlohmann::json record{{"source", source_name}, {"saved_at_ms", unix_millis()}, {"tables", tables}};
   if (!defaults.empty()) record["column_defaults"] = defaults;
+  if (!earlier_names.empty()) record["column_earlier_names"] = earlier_names;
   return record.dump();
 }
 
@@ -89,10 +92,17 @@ SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::stri
         if (!position) fail("table {} has no position", name);
         saved.positions.emplace(name, *position);
       }
-      if (!value.contains("column_defaults")) continue;
-      for (const auto& [name, columns] : value.at("column_defaults").items()) {
+      const nlohmann::json none = nlohmann::json::object();
+      const auto& defaults = value.contains("column_defaults") ? value.at("column_defaults") : none;
+      for (const auto& [name, columns] : defaults.items()) {
         for (const auto& [column, existing_rows] : columns.items()) {
-          saved.column_defaults[name][column] = existing_rows_from_json(existing_rows);
+          saved.columns[name].defaults[column] = existing_rows_from_json(existing_rows);
+        }
+      }
+      const auto& earlier_names = value.contains("column_earlier_names") ? value.at("column_earlier_names") : none;
+      for (const auto& [name, columns] : earlier_names.items()) {
+        for (const auto& [column, names] : columns.items()) {
+          saved.columns[name].earlier_names[column] = names.get<std::vector<std::string>>();
         }
       }
     } catch (const std::exception& error) {
@@ -111,9 +121,8 @@ struct KafkaSource::Table {
   std::shared_ptr<const TableSchema> registered;  // the schema the ids below are for
   std::optional<envelope::EnvelopeSchemas> schemas;
   std::int32_t key_id = 0, value_id = 0;
-  // By NOT NULL column added by DDL: what the rows written before it hold in it (its Avro default).
-  std::map<std::string, mysql::ExistingRowsValue> column_defaults;
-  std::string stopped;  // why the table stopped in this session; empty: it runs
+  LearnedColumns learned;  // from the table's DDL: what its records' schemas need besides its definition
+  std::string stopped;     // why the table stopped in this session; empty: it runs
   metrics::Counter* records = nullptr;
 };
 
@@ -163,8 +172,6 @@ class KafkaSource::Session {
   // added by DDL get the value of the rows written before them as their Avro default, so a
   // registry's BACKWARD check accepts them.
   bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
-  // Learns from the ALTER TABLE DDL which of TABLE's columns get an Avro default (column_defaults).
-  static void learn_column_defaults(Table& table, const mysql::DdlStatement& ddl);
   // Sends EVENT of the transaction TXN_ID: one record, two for an update of the primary key
   // (kKeyChangeHeader).
   void produce(Table& table, const ChangeEvent& event, const std::string& txn_id);
@@ -225,8 +232,8 @@ void KafkaSource::Session::open() {
     kafka::create_topic(options_.kafka,
                         kafka::TopicSpec{table->topic, options_.partitions, options_.replication_factor, {}});
     table->partitions = kafka::partition_count(options_.kafka, table->topic);
-    if (auto defaults = saved.column_defaults.find(captured.qualified_name()); defaults != saved.column_defaults.end())
-      table->column_defaults = defaults->second;
+    if (auto learned = saved.columns.find(captured.qualified_name()); learned != saved.columns.end())
+      table->learned = learned->second;
     if (auto it = saved.positions.find(captured.qualified_name()); it != saved.positions.end()) {
       table->saved = table->position = it->second;
       spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
@@ -256,18 +263,7 @@ bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<co
     table.registered = schema;
     return true;
   }
-  std::map<std::string, Value> defaults;
-  for (const Column& column : schema->columns) {
-    const auto known = table.column_defaults.find(column.name);
-    if (column.nullable || known == table.column_defaults.end()) continue;
-    try {
-      if (auto value = existing_rows_value(*schema, column, known->second)) defaults.emplace(column.name, *value);
-    } catch (const Error& error) {  // a value binberg cannot read: no default, the registry judges without it
-      spdlog::warn("source: table {} column {}: no Avro default: {}", table.source.qualified_name(), column.name,
-                   error.what());
-    }
-  }
-  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic, defaults);
+  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic, table.learned.history(*schema));
   try {
     // The value schema first: a refused change must not leave a new key schema behind it.
     table.value_id = registry_.register_schema(registry::value_subject(table.topic), schemas.value.to_json());
@@ -288,25 +284,6 @@ bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<co
   table.schemas = std::move(schemas);
   table.registered = schema;
   return true;
-}
-
-void KafkaSource::Session::learn_column_defaults(Table& table, const mysql::DdlStatement& ddl) {
-  using mysql::ColumnChange;
-  using mysql::ExistingRowsValue;
-  for (const ColumnChange& change : ddl.changes) {
-    if (change.kind == ColumnChange::Kind::kAdd) {
-      if (table.registered && table.registered->column_index(change.column)) continue;  // ADD IF NOT EXISTS
-      const auto kind = change.existing_rows.kind;
-      if (kind == ExistingRowsValue::Kind::kLiteral || kind == ExistingRowsValue::Kind::kImplicit) {
-        table.column_defaults[change.column] = change.existing_rows;
-        continue;
-      }
-    }
-    // A dropped, renamed or redefined column's rows no longer hold what its ADD gave them.
-    if (change.kind != ColumnChange::Kind::kIndexOrOption && change.kind != ColumnChange::Kind::kSetDefault) {
-      table.column_defaults.erase(change.column);
-    }
-  }
 }
 
 void KafkaSource::Session::produce(Table& table, const ChangeEvent& event, const std::string& txn_id) {
@@ -396,7 +373,7 @@ void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, c
     if (ddl.kind == mysql::DdlStatement::Kind::kAlterTable) {
       if (!connection) connection.emplace(mysql::Connection::open(options_.source));
       published_change.now = mysql::find_table_schema(*connection, table->source.database, table->source.table);
-      learn_column_defaults(*table, ddl);
+      table->learned.learn(ddl, table->registered.get());
     }
     const std::string json = published_change.to_json();
     begin_transaction_if_needed();
@@ -433,7 +410,7 @@ void KafkaSource::Session::save() {
   SavedSource saved;
   for (const auto& table : tables_) {
     if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
-    if (!table->column_defaults.empty()) saved.column_defaults[table->source.qualified_name()] = table->column_defaults;
+    if (!table->learned.empty()) saved.columns[table->source.qualified_name()] = table->learned;
   }
   const kafka::OutgoingRecord record{
       offsets_topic_of(options_), 0, options_.source_name, saved_record(options_.source_name, saved), {}};

@@ -38,7 +38,7 @@
 #include "kafka/client_config.h"
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
-#include "mysql/ddl_statement.h"
+#include "pipeline/learned_columns.h"
 #include "pipeline/replicator.h"
 #include "pipeline/source_position.h"
 #include "pipeline/source_reader.h"
@@ -83,12 +83,11 @@ struct KafkaSourceStats {
 // "<prefix>.<db>.<table>"
 std::string change_topic(const std::string& prefix, const CapturedTable& table);
 
-// What a source saved, by table ("db.table"): where it stands, and what the rows written before
-// each NOT NULL column added by DDL hold in it (the column's Avro default, learned from the
-// statement). Empty when it saved nothing yet.
+// What a source saved, by table ("db.table"): where it stands, and what it learned from the
+// table's DDL (learned_columns.h). Empty when it saved nothing yet.
 struct SavedSource {
   std::map<std::string, SourcePosition> positions;
-  std::map<std::string, std::map<std::string, mysql::ExistingRowsValue>> column_defaults;
+  std::map<std::string, LearnedColumns> columns;
 };
 SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
                               const std::string& source_name);

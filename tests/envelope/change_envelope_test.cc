@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <tuple>
 
 #include "avro/compatibility.h"
 #include "avro/container.h"
@@ -169,7 +170,7 @@ TEST(ChangeEnvelopeTest, AddedNotNullColumnsDefaultToTheValueOfExistingRows) {
                                                  {"tag", Bytes{std::string("\x00\xff", 2)}},
                                                  {"memo", Text{"m"}}};
   const EnvelopeSchemas old_schemas = envelope_schemas(*before, "cdc.shop.orders");
-  const EnvelopeSchemas new_schemas = envelope_schemas(*after, "cdc.shop.orders", defaults);
+  const EnvelopeSchemas new_schemas = envelope_schemas(*after, "cdc.shop.orders", ColumnHistory{defaults, {}});
   const std::vector<avro::Schema> history = {old_schemas.value};
   EXPECT_EQ(avro::check_compatibility(new_schemas.value, history, avro::Compatibility::kBackward),
             std::vector<std::string>{});
@@ -186,6 +187,53 @@ TEST(ChangeEnvelopeTest, AddedNotNullColumnsDefaultToTheValueOfExistingRows) {
     expected.push_back(value);
   }
   EXPECT_EQ(read.after, expected);
+}
+
+// A renamed column's earlier names are its fields' aliases, in the key and the value: a reader of
+// the new schemas finds the renamed fields in old records, and the change passes a BACKWARD check
+// even for NOT NULL and key columns (which have no default to fall back on). An earlier name that
+// a present column has is no alias: Avro matches that column by name first.
+TEST(ChangeEnvelopeTest, RenamedColumnsKeepTheirEarlierNamesAsAliases) {
+  const auto before = every_type_table();
+  auto after = std::make_shared<TableSchema>(*before);
+  after->columns[18].name = "zone";      // the key's first column, NOT NULL
+  after->columns[13].name = "odd name";  // nullable, with a name Avro changes
+  after->columns[3].name = "region";     // takes the key column's old name
+  const ColumnHistory history{{}, {{"zone", {"region", "area"}}, {"odd name", {"weird name-1"}}, {"region", {"wide"}}}};
+  const EnvelopeSchemas old_schemas = envelope_schemas(*before, "cdc.shop.orders");
+  const EnvelopeSchemas new_schemas = envelope_schemas(*after, "cdc.shop.orders", history);
+
+  const auto aliases_in = [](const avro::Node& record, const std::string& field) {
+    return record.find_field(field)->aliases;
+  };
+  const avro::Node& row = *new_schemas.value.root().find_field("after")->type->branches[1];
+  EXPECT_EQ(aliases_in(row, "zone"), (std::vector<std::string>{"area"})) << "region is a present column's name";
+  EXPECT_EQ(aliases_in(row, "odd_name"), (std::vector<std::string>{"weird_name_1"}));
+  EXPECT_EQ(aliases_in(row, "region"), (std::vector<std::string>{"wide"}));
+  EXPECT_EQ(aliases_in(new_schemas.key->root(), "zone"), (std::vector<std::string>{"area"}));
+
+  // Without the swap of names the aliases carry the key column: BACKWARD holds with them only.
+  auto renamed = std::make_shared<TableSchema>(*before);
+  renamed->columns[18].name = "zone";
+  const ColumnHistory renames{{}, {{"zone", {"region"}}}};
+  const EnvelopeSchemas with = envelope_schemas(*renamed, "cdc.shop.orders", renames);
+  const EnvelopeSchemas without = envelope_schemas(*renamed, "cdc.shop.orders");
+  for (const auto& [old_schema, new_with, new_without] : {std::tuple(old_schemas.value, with.value, without.value),
+                                                          std::tuple(*old_schemas.key, *with.key, *without.key)}) {
+    const std::vector<avro::Schema> history_of = {old_schema};
+    EXPECT_EQ(avro::check_compatibility(new_with, history_of, avro::Compatibility::kBackward),
+              std::vector<std::string>{});
+    EXPECT_FALSE(avro::check_compatibility(new_without, history_of, avro::Compatibility::kBackward).empty());
+  }
+  const ChangeEvent old_event = event(Op::kCreate, std::nullopt, full_row(1), 0);
+  const avro::Resolver resolver(old_schemas.value, with.value);
+  const ChangeEvent read = change_event_from_datum(
+      resolver.read(avro::encode(old_schemas.value, envelope_datum(old_event, "cdc", 1))), renamed);
+  EXPECT_EQ(read.after, full_row(1)) << "the renamed key column read from its old name";
+  const avro::Resolver key_resolver(*old_schemas.key, *with.key);
+  EXPECT_EQ(key_from_datum(*renamed, key_resolver.read(avro::encode(
+                                         *old_schemas.key, key_datum(*before, {Text{"eu"}, std::int64_t{1}})))),
+            (RowImage{Text{"eu"}, std::int64_t{1}}));
 }
 
 TEST(ChangeEnvelopeTest, FastavroReadsTheEnvelopeWithItsLogicalTypes) {

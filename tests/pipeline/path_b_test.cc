@@ -621,7 +621,8 @@ TEST_F(PathBTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
 
 // Schema evolution through Kafka: the source publishes each DDL statement in every partition of
 // the table's topic, and the sink applies it where it stands in the stream, as path A does: added
-// columns (with the value the existing rows get), widened types, a rename and a drop evolve the
+// columns (with the value the existing rows get), widened types, renames (a NOT NULL column's too:
+// its earlier name is an Avro alias, so the BACKWARD registry accepts it) and a drop evolve the
 // tables and their rows stay equal to MariaDB's, also after a crash between the evolved schema and
 // its commit. A change the policy refuses (a narrowing) stops the sink before it, again after a
 // restart, and is applied once the operator accepts it.

@@ -495,10 +495,6 @@ TEST_F(ReplicateTest, MariadbRestartMidStreamResumesByItself) {
   expect_equal(report, 4);
 }
 
-// A schema change on a captured table (not applied automatically yet) stops replicate with an
-// error naming the table at its first changed row; the table keeps the position of the last
-// transaction before it (nothing past it applied, nothing before it lost), and a restart stops
-// at the table instead of skipping the change.
 // Schema evolution from DDL mid-stream: added columns (with a default the existing rows get, and
 // nullable), widened types, a rename and a drop evolve the Iceberg tables and the rows stay equal,
 // also after a crash between the evolved schema and its commit. An unsafe change (narrowing) stops

@@ -16,7 +16,8 @@ void widen_rename_add_and_drop(mysql::Connection& db, const std::string& account
   db.execute(
       fmt::format("ALTER TABLE {} MODIFY quantity BIGINT NOT NULL, MODIFY amount DECIMAL(16,2) NOT NULL", orders));
   db.execute(fmt::format("UPDATE {} SET quantity = quantity + 5000000000 WHERE id % 3 = 0", orders));
-  db.execute(fmt::format("ALTER TABLE {} RENAME COLUMN memo TO remark", accounts));
+  db.execute(fmt::format("ALTER TABLE {} RENAME COLUMN memo TO remark, RENAME COLUMN tier TO grade", accounts));
+  db.execute(fmt::format("UPDATE {} SET grade = grade + 10 WHERE id % 7 = 0", accounts));
   db.execute(fmt::format("ALTER TABLE {} ADD COLUMN scratch INT NULL", orders));
   db.execute(fmt::format("UPDATE {} SET scratch = 1 WHERE id % 2 = 0", orders));
   db.execute(fmt::format("ALTER TABLE {} DROP COLUMN scratch", orders));
@@ -27,10 +28,11 @@ void expect_evolved_tables(iceberg::Catalog& catalog, const std::string& ns, con
   const auto load = [&](const std::string& table) { return catalog.load_table(iceberg::TableIdentifier{ns, table}); };
   const iceberg::LoadedTable state = load(accounts);
   const iceberg::Schema& schema = state.metadata.current_schema();
-  ASSERT_NE(schema.find_field("tier"), nullptr);
+  ASSERT_NE(schema.find_field("grade"), nullptr);
   ASSERT_NE(schema.find_field("remark"), nullptr);
   EXPECT_EQ(schema.find_field("memo"), nullptr);
-  EXPECT_GT(schema.find_field("tier")->id, state.metadata.schemas.front().highest_field_id());
+  EXPECT_EQ(schema.find_field("tier"), nullptr);
+  EXPECT_GT(schema.find_field("grade")->id, state.metadata.schemas.front().highest_field_id());
   EXPECT_EQ(load(orders).metadata.current_schema().find_field("quantity")->type->to_string(), "long");
   EXPECT_EQ(load(orders).metadata.current_schema().find_field("scratch"), nullptr);
   const iceberg::Schema history = load(orders + "_changelog").metadata.current_schema();

@@ -15,7 +15,8 @@ namespace binberg::testing {
 std::string add_tier_and_memo(const std::string& accounts);
 
 // Widens ORDERS' quantity and amount (and gives quantity values only BIGINT holds), renames
-// ACCOUNTS' memo to remark, adds ORDERS' scratch, fills it and drops it again.
+// ACCOUNTS' memo to remark and tier (NOT NULL) to grade, adds ORDERS' scratch, fills it and drops
+// it again.
 void widen_rename_add_and_drop(mysql::Connection& db, const std::string& accounts, const std::string& orders);
 
 // The tables in NS after those changes: new fields with fresh ids, the rename, the promotion, the
