@@ -1,12 +1,14 @@
 // `binberg sink --config FILE`: path B's second half, Kafka -> Iceberg, until SIGTERM/SIGINT (a
 // graceful stop commits the transactions that are whole and exits 0) or an error it cannot get
-// past (exit 1; nothing lost: the tables record the offsets a restart resumes from).
+// past (exit 1; nothing lost: the tables record the offsets a restart resumes from). A schema
+// change the policy refuses stops its table only; with none left to write, the sink exits 2.
 //
 // `--from earliest|offset:N` reads the topics again from there (what the tables hold is counted as
 // redelivered and skipped). `--rebuild NAMESPACE --from ...` rebuilds the tables into fresh ones in
 // NAMESPACE (pipeline/sink_rebuild.h), prints how they compare with the originals and exits 0 when
 // they are equal, 3 when not.
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -63,6 +65,10 @@ int run_sink(const SinkArgs& args) {
       stats.redelivered_by_offset, stats.redelivered_by_position, stats.dead_letters, stats.quarantined,
       stats.replays_applied, stats.replays_superseded, stats.replays_duplicate, stats.schema_changes, stats.commits,
       stats.rollbacks);
+  if (!stats.stopped_tables.empty()) {
+    spdlog::error("sink: stopped at a refused schema change, still to be applied: {}",
+                  fmt::join(stats.stopped_tables, ", "));
+  }
   if (args.rebuild.empty()) return 0;
   if (!stats.rebuilt) {
     spdlog::warn("sink: the rebuild stopped before it reached the original's offsets; run it again to go on");

@@ -150,6 +150,17 @@ class AbandonedTransaction : public Error {
   using Error::Error;
 };
 
+// A schema change of TOPIC's table the policy refused: the session rolls back (what the other
+// tables read but did not commit is read again) and the next ones write the other tables only.
+class TableStopped : public Error {
+ public:
+  TableStopped(std::string topic, const std::string& message) : Error(message), topic_(std::move(topic)) {}
+  const std::string& topic() const { return topic_; }
+
+ private:
+  std::string topic_;
+};
+
 // The source position a record's kPositionHeader names ("<gtid> <file>:<pos>"), if it has one.
 std::optional<mysql::BinlogPosition> header_position(const Headers& headers) {
   const auto it = headers.find(envelope::kPositionHeader);
@@ -383,7 +394,7 @@ void KafkaSink::Session::open() {
   bool seeded = false;
   std::vector<std::string> fenced;
   for (const std::string& topic : owner_.owned_) {
-    if (owner_.fenced_until_.contains(topic)) continue;
+    if (owner_.fenced_until_.contains(topic) || owner_.stopped_.contains(topic)) continue;
     Table& table = tables_[topic];
     table.topic = topic;
     table.partitions = kafka::partition_count(options_.kafka, topic);
@@ -445,6 +456,11 @@ void KafkaSink::Session::open() {
     }
   }
   if (tables_.empty()) {
+    if (!options_.scale_out && !owner_.owned_.empty()) {  // the topics it still owns are all stopped
+      std::vector<std::string> reasons;
+      for (const auto& [topic, reason] : owner_.stopped_) reasons.push_back(reason);
+      throw ConfigError(fmt::format("sink: every table stopped: {}", fmt::join(reasons, "; ")));
+    }
     if (!options_.scale_out) {
       throw ConfigError(
           fmt::format("sink: other sinks claimed every table of group {}: run one sink per group, or "
@@ -889,8 +905,8 @@ bool KafkaSink::Session::meet_schema_change(Table& table, ReadRecord& read, cons
 // transaction before the statement is whole, since every partition passed them). The statement
 // then evolves the tables, as in path A (evolve_tables), in a commit of its own whose offsets pass
 // its records: the snapshot that first holds the statement is the first with the new schema, and
-// a crash before that commit meets it again. A statement the policy refuses stops the sink before
-// it (ConfigError), at every start, until the operator accepts it or starts the table afresh.
+// a crash before that commit meets it again. A statement the policy refuses stops the table before
+// it (TableStopped: the other tables go on), at every start, until the operator accepts it.
 void KafkaSink::Session::apply_schema_change(Table& table) {
   MetSchemaChange met = std::move(*table.schema_change);
   table.schema_change.reset();
@@ -907,11 +923,13 @@ void KafkaSink::Session::apply_schema_change(Table& table) {
   if (table.changelog) {
     commit(&table);  // the changes before the statement, under the old schema
     const auto refuse = [&](const std::string& why) {
-      return ConfigError(fmt::format(
-          "table {}: schema change at {} refused: {}. binberg sink stops before it, so nothing is lost; the tables "
-          "stay at offsets {}. Statement: {}",
-          table.changelog_id->to_string(), where, why, progress_json(table.committed),
-          met.change.statement.substr(0, 300)));
+      return TableStopped(
+          table.topic,
+          fmt::format("table {}: schema change at {} refused: {}. binberg sink stops writing the table before it, so "
+                      "nothing is lost, and goes on with the other tables; the table stays at offsets {}. Accept the "
+                      "change with binberg sink --accept-schema-change {} (docs/schema-evolution.md). Statement: {}",
+                      table.changelog_id->to_string(), where, why, progress_json(table.committed), met.txn,
+                      met.change.statement.substr(0, 300)));
     };
     const mysql::DdlStatement ddl = mysql::parse_ddl(met.change.statement, met.change.database);
     if (ddl.kind != mysql::DdlStatement::Kind::kAlterTable) throw refuse(kNotAnAlterTable);
@@ -1241,7 +1259,10 @@ KafkaSink::KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog)
       catalog_(catalog),
       own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
       registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
-      writer_(fmt::format("{}/{}/{}/{}", options_.group_id, host_name(), ::getpid(), unix_millis())) {
+      writer_(fmt::format("{}/{}/{}/{}", options_.group_id, host_name(), ::getpid(), unix_millis())),
+      stopped_tables_(
+          registry_.gauge("binberg_sink_stopped_tables", "Tables this sink stopped writing at a refused schema change")
+              .gauge()) {
   if (options_.topics.empty()) throw ConfigError("sink: no topics to read ([sink] topics)");
   if (options_.kafka.bootstrap_servers.empty()) throw ConfigError("sink: [kafka] bootstrap_servers is required");
   if (options_.registry.url.empty()) throw ConfigError("sink: [registry] url is required");
@@ -1338,6 +1359,11 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       continue;
     } catch (const ConfigError&) {
       throw;
+    } catch (const TableStopped& stopped) {
+      spdlog::error("sink: {}", stopped.what());
+      stopped_.emplace(stopped.topic(), stopped.what());
+      stats_.stopped_tables.push_back(stopped.topic());
+      stopped_tables_.set(static_cast<double>(stopped_.size()));
     } catch (const AbandonedTransaction& error) {
       spdlog::warn("sink: {}", error.what());
     } catch (const iceberg::CommitConflict& conflict) {

@@ -149,10 +149,11 @@ struct KafkaSinkStats {
   // Replayed dead letters: applied; only logged (the key holds a newer change); a replay again.
   std::uint64_t replays_applied = 0, replays_superseded = 0, replays_duplicate = 0;
   std::uint64_t commits = 0;
-  std::uint64_t schema_changes = 0;  // DDL statements applied to the tables
-  std::uint64_t rollbacks = 0;       // sessions started over (abandoned transactions, failures)
-  std::uint64_t fenced = 0;          // tables another sink claimed after this one (it stopped writing them)
-  bool rebuilt = false;              // rebuild mode: the target offsets were reached and committed
+  std::uint64_t schema_changes = 0;         // DDL statements applied to the tables
+  std::uint64_t rollbacks = 0;              // sessions started over (abandoned transactions, failures)
+  std::uint64_t fenced = 0;                 // tables another sink claimed after this one (it stopped writing them)
+  std::vector<std::string> stopped_tables;  // topics whose tables stopped at a refused schema change
+  bool rebuilt = false;                     // rebuild mode: the target offsets were reached and committed
 };
 
 class KafkaSink {
@@ -187,6 +188,10 @@ class KafkaSink {
   // Scale-out: topics whose tables another sink claimed after this one, until when this sink
   // leaves them alone (it claims them again then if the group still gives them to it).
   std::map<std::string, std::chrono::steady_clock::time_point> fenced_until_;
+  // Topics whose tables stopped at a schema change the policy refused, and why: no session of this
+  // process writes them again (a restart meets the change again).
+  std::map<std::string, std::string> stopped_;
+  metrics::Gauge& stopped_tables_;
 };
 
 }  // namespace binberg::pipeline
