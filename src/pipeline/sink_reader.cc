@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "envelope/change_envelope.h"
 #include "pipeline/dead_letters.h"
 
 namespace binberg::pipeline {
@@ -22,7 +23,8 @@ ReadRecord decoded(kafka::ConsumedRecord record, RecordDecoder& decoder, bool sk
   ReadRecord read;
   read.headers = header_map(record);
   read.record = std::move(record);
-  if (skip) return read;
+  // A schema change record has no value: the sink reads its header, never a change.
+  if (skip || read.headers.contains(envelope::kSchemaChangeHeader)) return read;
   try {
     if (!read.record.value) fail("a record without a value (a tombstone) is no change");
     read.event = decoder.change(*read.record.value);
