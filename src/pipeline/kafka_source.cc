@@ -168,9 +168,9 @@ class KafkaSource::Session {
   void open();
   void snapshot(const std::vector<Table*>& tables);
   void stream(const std::function<bool()>& stop);
-  // False when the table stops here (the registry refused SCHEMA as incompatible). NOT NULL columns
-  // added by DDL get the value of the rows written before them as their Avro default, so a
-  // registry's BACKWARD check accepts them.
+  // False when the table stops here (the registry refused SCHEMA as incompatible). The schemas
+  // carry what the table learned from its DDL (defaults of added NOT NULL columns, earlier names
+  // of renamed ones), so a registry's BACKWARD check accepts those changes.
   bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
   // Sends EVENT of the transaction TXN_ID: one record, two for an update of the primary key
   // (kKeyChangeHeader).
