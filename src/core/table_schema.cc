@@ -1,5 +1,7 @@
 #include "core/table_schema.h"
 
+#include <algorithm>
+
 namespace binberg {
 
 const char* to_string(SourceType type) {
@@ -56,11 +58,32 @@ const char* to_string(SourceType type) {
   return "?";
 }
 
-std::optional<std::size_t> TableSchema::column_index(const std::string& name) const {
+std::optional<std::size_t> TableSchema::column_index(std::string_view name) const {
   for (std::size_t i = 0; i < columns.size(); ++i) {
     if (columns[i].name == name) return i;
   }
   return std::nullopt;
+}
+
+std::optional<std::size_t> TableSchema::find_column(std::string_view name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (same_column_name(columns[i].name, name)) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
+
+bool same_column_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return fold(x) == fold(y); });
+}
+
+bool ColumnNameLess::operator()(std::string_view a, std::string_view b) const {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                      [](char x, char y) { return fold(x) < fold(y); });
 }
 
 }  // namespace binberg

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace binberg {
@@ -63,7 +64,19 @@ struct TableSchema {
   bool operator==(const TableSchema&) const = default;
 
   std::string qualified_name() const { return database + "." + table; }
-  std::optional<std::size_t> column_index(const std::string& name) const;
+  // The column called exactly NAME (names binberg took from the server or its own records).
+  std::optional<std::size_t> column_index(std::string_view name) const;
+  // The column NAME names in any case, as the server resolves a name a statement spells (DDL).
+  std::optional<std::size_t> find_column(std::string_view name) const;
+};
+
+// Column names are the same regardless of case, as MySQL and MariaDB compare them (DDL may spell a
+// column differently from its definition). ASCII letters only fold.
+bool same_column_name(std::string_view a, std::string_view b);
+// Orders column names as same_column_name compares them (for maps keyed by column name).
+struct ColumnNameLess {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const;
 };
 
 }  // namespace binberg

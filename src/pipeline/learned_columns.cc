@@ -12,23 +12,34 @@ namespace binberg::pipeline {
 void LearnedColumns::learn(const mysql::DdlStatement& ddl, const TableSchema* registered) {
   using mysql::ColumnChange;
   using mysql::ExistingRowsValue;
+  const auto erase_name = [](std::vector<std::string>& names, const std::string& name) {
+    std::erase_if(names, [&](const std::string& other) { return same_column_name(other, name); });
+  };
   // A column that takes NAME is not whichever column was called NAME before: no alias names it.
-  const auto name_taken = [this](const std::string& name) {
+  const auto name_taken = [this, &erase_name](const std::string& name) {
     for (auto it = earlier_names.begin(); it != earlier_names.end();) {
-      std::erase(it->second, name);
+      erase_name(it->second, name);
       it = it->second.empty() ? earlier_names.erase(it) : std::next(it);
     }
   };
+  // COLUMN as the records spell it (the statement may spell it in another case): as the registered
+  // definition has it, else as the statement that named it last did.
+  const auto spelled = [&](const std::string& column) {
+    if (const auto c = registered ? registered->find_column(column) : std::nullopt) return registered->columns[*c].name;
+    if (auto it = earlier_names.find(column); it != earlier_names.end()) return it->first;
+    if (auto it = defaults.find(column); it != defaults.end()) return it->first;
+    return column;
+  };
   // COLUMN is known as TO from now on: its earlier names (and, when its values stay, its default) follow it.
-  const auto renamed = [this, &name_taken](const std::string& column, const std::string& to, bool keeps_values) {
-    std::vector<std::string> names = {column};
+  const auto renamed = [&](const std::string& column, const std::string& to, bool keeps_values) {
+    std::vector<std::string> names = {spelled(column)};
     if (auto it = earlier_names.find(column); it != earlier_names.end()) {
       names.insert(names.end(), it->second.begin(), it->second.end());
       earlier_names.erase(it);
     }
     auto default_value = defaults.extract(column);
     name_taken(to);
-    std::erase(names, to);  // renamed back: not an alias of itself
+    erase_name(names, to);  // renamed back: not an alias of itself
     if (!names.empty()) earlier_names[to] = std::move(names);
     defaults.erase(to);
     if (keeps_values && default_value) defaults[to] = std::move(default_value.mapped());
@@ -36,7 +47,7 @@ void LearnedColumns::learn(const mysql::DdlStatement& ddl, const TableSchema* re
   for (const ColumnChange& change : ddl.changes) {
     switch (change.kind) {
       case ColumnChange::Kind::kAdd: {
-        if (registered && registered->column_index(change.column)) break;  // ADD IF NOT EXISTS of a present column
+        if (registered && registered->find_column(change.column)) break;  // ADD IF NOT EXISTS of a present column
         name_taken(change.column);
         earlier_names.erase(change.column);
         defaults.erase(change.column);
@@ -51,11 +62,11 @@ void LearnedColumns::learn(const mysql::DdlStatement& ddl, const TableSchema* re
         defaults.erase(change.column);
         break;
       case ColumnChange::Kind::kRename:
-        if (change.new_name != change.column) renamed(change.column, change.new_name, true);
+        renamed(change.column, change.new_name, true);
         break;
       case ColumnChange::Kind::kModify:
         // A new definition: the rows no longer hold what the column's ADD gave them.
-        if (change.new_name != change.column) renamed(change.column, change.new_name, false);
+        if (!same_column_name(change.new_name, change.column)) renamed(change.column, change.new_name, false);
         defaults.erase(change.new_name);
         break;
       case ColumnChange::Kind::kSetDefault:

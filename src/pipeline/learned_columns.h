@@ -18,9 +18,11 @@
 
 namespace binberg::pipeline {
 
+// Keyed by column name in any case (same_column_name); earlier names are spelled as the records
+// that carry them spell them.
 struct LearnedColumns {
-  std::map<std::string, mysql::ExistingRowsValue> defaults;       // by NOT NULL column added by DDL
-  std::map<std::string, std::vector<std::string>> earlier_names;  // by renamed column, newest first
+  std::map<std::string, mysql::ExistingRowsValue, ColumnNameLess> defaults;       // by NOT NULL column added by DDL
+  std::map<std::string, std::vector<std::string>, ColumnNameLess> earlier_names;  // by renamed column, newest first
 
   bool empty() const { return defaults.empty() && earlier_names.empty(); }
   bool operator==(const LearnedColumns&) const = default;

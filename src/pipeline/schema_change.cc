@@ -283,11 +283,16 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
   for (const Column& column : before.columns) columns.push_back(Entry{column, column.name});
   std::vector<std::string> key;
   for (std::size_t c : before.primary_key) key.push_back(before.columns[c].name);
+  // DDL may spell a column in another case than its definition: names compare as the server's do.
   const auto find = [&](const std::string& name) {
-    return std::find_if(columns.begin(), columns.end(), [&](const Entry& e) { return e.column.name == name; });
+    return std::find_if(columns.begin(), columns.end(),
+                        [&](const Entry& e) { return same_column_name(e.column.name, name); });
+  };
+  const auto is_key = [&](const std::string& name) {
+    return std::any_of(key.begin(), key.end(), [&](const std::string& k) { return same_column_name(k, name); });
   };
   const auto definition_now = [&](const ColumnChange& change, const std::string& name) {
-    if (const auto c = now.column_index(name)) return now.columns[*c];
+    if (const auto c = now.find_column(name)) return now.columns[*c];
     // A later statement removed or renamed it: the declaration is all there is.
     std::optional<Column> declared = declared_column(name, change.type, change.not_null);
     if (!declared || (change.kind == ColumnChange::Kind::kModify && !input.accepted)) {
@@ -318,7 +323,7 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
       case ColumnChange::Kind::kDrop: {
         const auto it = find(change.column);
         if (it == columns.end()) break;  // DROP IF EXISTS of a column that does not
-        if (std::find(key.begin(), key.end(), change.column) != key.end()) {
+        if (is_key(change.column)) {
           refuse(before, change, "drops a primary-key column");
         }
         columns.erase(it);
@@ -329,7 +334,7 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
       case ColumnChange::Kind::kModify: {
         const auto it = find(change.column);
         if (it == columns.end()) refuse(before, change, fmt::format("names unknown column {}", change.column));
-        if (change.new_name != change.column && find(change.new_name) != columns.end()) {
+        if (!same_column_name(change.new_name, change.column) && find(change.new_name) != columns.end()) {
           refuse(before, change, fmt::format("renames onto existing column {}", change.new_name));
         }
         if (change.kind == ColumnChange::Kind::kModify) {
@@ -340,14 +345,14 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
                        "; if you know it did not (strict SQL mode refuses lossy changes), accept it with "
                        "--accept-schema-change");
           }
-          const bool is_key = std::find(key.begin(), key.end(), change.column) != key.end();
-          if (is_key && iceberg_type(before, it->column)->to_string() != iceberg_type(before, next)->to_string()) {
+          if (is_key(change.column) &&
+              iceberg_type(before, it->column)->to_string() != iceberg_type(before, next)->to_string()) {
             refuse(before, change, "changes the type of a primary-key column, which the table is keyed on");
           }
           it->column = std::move(next);
         }
         for (auto& k : key) {
-          if (k == change.column) k = change.new_name;
+          if (same_column_name(k, change.column)) k = change.new_name;
         }
         it->column.name = change.new_name;
         plan.changes_tables = true;
@@ -362,6 +367,13 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
     }
   }
 
+  // Names as the server spells them now (the statement may have spelled them otherwise).
+  for (Entry& e : columns) {
+    if (const auto c = now.find_column(e.column.name)) e.column.name = now.columns[*c].name;
+  }
+  for (std::string& k : key) {
+    if (const auto c = now.find_column(k)) k = now.columns[*c].name;
+  }
   // Source order as the server has it now; columns a later statement dropped keep their place at the end.
   std::stable_sort(columns.begin(), columns.end(), [&](const Entry& a, const Entry& b) {
     const auto position = [&](const Entry& e) { return now.column_index(e.column.name).value_or(SIZE_MAX); };
@@ -371,7 +383,7 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
   source->database = before.database;
   source->table = before.table;
   for (const Entry& e : columns) source->columns.push_back(e.column);
-  for (const std::string& name : key) source->primary_key.push_back(*source->column_index(name));
+  for (const std::string& name : key) source->primary_key.push_back(*source->find_column(name));
   plan.source = source;
 
   changelog_schema(*source);  // throws ConfigError for names that collide with the changelog's own
@@ -380,9 +392,8 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
     std::vector<iceberg::NestedField> fields;
     std::vector<std::int32_t> identifiers;
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      const bool is_key = std::find(key.begin(), key.end(), columns[c].column.name) != key.end();
       fields.push_back(builder.field(*source, columns[c].column, columns[c].column.name, columns[c].original_name,
-                                     is_key || !columns[c].column.nullable));
+                                     is_key(columns[c].column.name) || !columns[c].column.nullable));
     }
     for (const std::string& name : key) {
       for (const auto& field : fields) {

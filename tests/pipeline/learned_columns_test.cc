@@ -6,6 +6,7 @@ namespace binberg::pipeline {
 namespace {
 
 using Names = std::vector<std::string>;
+using EarlierNames = decltype(LearnedColumns::earlier_names);
 
 void learn(LearnedColumns& learned, const std::string& clauses, const TableSchema* registered = nullptr) {
   learned.learn(mysql::parse_ddl("ALTER TABLE t " + clauses, "db"), registered);
@@ -24,13 +25,13 @@ TEST(LearnedColumnsTest, RenamesChainAndKeepTheDefaultWhileModifyDropsIt) {
   learn(learned, "ADD COLUMN tier INT NOT NULL DEFAULT 3");
   learn(learned, "RENAME COLUMN tier TO grade");
   learn(learned, "RENAME COLUMN grade TO level");
-  EXPECT_EQ(learned.earlier_names, (std::map<std::string, Names>{{"level", {"grade", "tier"}}}));
+  EXPECT_EQ(learned.earlier_names, (EarlierNames{{"level", {"grade", "tier"}}}));
   ASSERT_TRUE(learned.defaults.contains("level")) << "a rename keeps the rows' values, so their default";
   EXPECT_EQ(learned.defaults.at("level").text, "3");
   EXPECT_EQ(learned.defaults.size(), 1u);
 
   learn(learned, "CHANGE level rank BIGINT NOT NULL");  // a new definition under a new name
-  EXPECT_EQ(learned.earlier_names, (std::map<std::string, Names>{{"rank", {"level", "grade", "tier"}}}));
+  EXPECT_EQ(learned.earlier_names, (EarlierNames{{"rank", {"level", "grade", "tier"}}}));
   EXPECT_TRUE(learned.defaults.empty()) << "a redefined column's rows no longer hold what its ADD gave them";
 
   learn(learned, "DROP COLUMN rank");
@@ -44,11 +45,11 @@ TEST(LearnedColumnsTest, ANameTakenAgainIsNoLongerAnAlias) {
   EXPECT_TRUE(learned.earlier_names.empty());
 
   learn(learned, "RENAME COLUMN a TO tmp, RENAME COLUMN b TO a, RENAME COLUMN tmp TO b");  // a swap
-  EXPECT_EQ(learned.earlier_names, (std::map<std::string, Names>{{"b", {"tmp"}}}))
+  EXPECT_EQ(learned.earlier_names, (EarlierNames{{"b", {"tmp"}}}))
       << "Avro matches a and b by name: a swap cannot be told with aliases";
 
   learn(learned, "RENAME COLUMN b TO c, RENAME COLUMN c TO b");  // and back
-  EXPECT_EQ(learned.earlier_names, (std::map<std::string, Names>{{"b", {"c", "tmp"}}}));
+  EXPECT_EQ(learned.earlier_names, (EarlierNames{{"b", {"c", "tmp"}}}));
 }
 
 TEST(LearnedColumnsTest, AnAddOfAPresentColumnChangesNothing) {
@@ -77,6 +78,33 @@ TEST(LearnedColumnsTest, HistoryGivesValuesForNotNullColumnsAndAliasesForPresent
   EXPECT_EQ(history.defaults, (std::map<std::string, Value>{{"grade", std::int64_t{3}}}))
       << "a nullable column needs no default besides null";
   EXPECT_EQ(history.earlier_names, (std::map<std::string, Names>{{"grade", {"tier"}}}));
+}
+
+}  // namespace
+}  // namespace binberg::pipeline
+
+namespace binberg::pipeline {
+namespace {
+
+// DDL may spell a column in another case than its definition, as MySQL allows: the learned names
+// are the column's all the same, and an earlier name is spelled as the records spell it (an Avro
+// alias matches a field name exactly).
+TEST(LearnedColumnsTest, ColumnsNamedInAnotherCaseAreTheSameColumns) {
+  TableSchema registered;
+  registered.database = "db";
+  registered.table = "t";
+  registered.columns = {column("id", SourceType::kInt, false), column("tier", SourceType::kInt, false)};
+  LearnedColumns learned;
+  learn(learned, "RENAME COLUMN TIER TO Grade", &registered);
+  EXPECT_EQ(learned.earlier_names, (EarlierNames{{"Grade", {"tier"}}}));
+  learn(learned, "ADD COLUMN Code INT NOT NULL DEFAULT 4", &registered);
+  learn(learned, "RENAME COLUMN grade TO level, RENAME COLUMN CODE TO code2", &registered);
+  EXPECT_EQ(learned.earlier_names, (EarlierNames{{"level", {"Grade", "tier"}}, {"code2", {"Code"}}}));
+  EXPECT_TRUE(learned.defaults.contains("CODE2"));
+  learn(learned, "RENAME COLUMN level TO LEVEL", &registered);  // only the case changes
+  EXPECT_EQ(learned.earlier_names.at("level"), (Names{"Grade", "tier"}));
+  learn(learned, "DROP COLUMN Level, DROP COLUMN Code2", &registered);
+  EXPECT_TRUE(learned.empty());
 }
 
 }  // namespace

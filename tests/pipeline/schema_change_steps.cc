@@ -16,11 +16,11 @@ void widen_rename_add_and_drop(mysql::Connection& db, const std::string& account
   db.execute(
       fmt::format("ALTER TABLE {} MODIFY quantity BIGINT NOT NULL, MODIFY amount DECIMAL(16,2) NOT NULL", orders));
   db.execute(fmt::format("UPDATE {} SET quantity = quantity + 5000000000 WHERE id % 3 = 0", orders));
-  db.execute(fmt::format("ALTER TABLE {} RENAME COLUMN memo TO remark, RENAME COLUMN tier TO grade", accounts));
+  db.execute(fmt::format("ALTER TABLE {} RENAME COLUMN memo TO remark, RENAME COLUMN TIER TO grade", accounts));
   db.execute(fmt::format("UPDATE {} SET grade = grade + 10 WHERE id % 7 = 0", accounts));
   db.execute(fmt::format("ALTER TABLE {} ADD COLUMN scratch INT NULL", orders));
   db.execute(fmt::format("UPDATE {} SET scratch = 1 WHERE id % 2 = 0", orders));
-  db.execute(fmt::format("ALTER TABLE {} DROP COLUMN scratch", orders));
+  db.execute(fmt::format("ALTER TABLE {} DROP COLUMN Scratch", orders));  // any case names the column
 }
 
 void expect_evolved_tables(iceberg::Catalog& catalog, const std::string& ns, const std::string& accounts,

@@ -16,7 +16,7 @@ std::string add_tier_and_memo(const std::string& accounts);
 
 // Widens ORDERS' quantity and amount (and gives quantity values only BIGINT holds), renames
 // ACCOUNTS' memo to remark and tier (NOT NULL) to grade, adds ORDERS' scratch, fills it and drops
-// it again.
+// it again. Some statements spell columns in another case than their definitions, as MySQL allows.
 void widen_rename_add_and_drop(mysql::Connection& db, const std::string& accounts, const std::string& orders);
 
 // The tables in NS after those changes: new fields with fresh ids, the rename, the promotion, the

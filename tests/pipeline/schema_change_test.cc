@@ -170,6 +170,35 @@ TEST(SchemaChangeTest, RenameKeepsFieldIdsAndDropKeepsHistory) {
   EXPECT_NO_THROW(RowMapping(plan.source, &*plan.state, &plan.changelog));
 }
 
+// MySQL compares column names without regard to case, and DDL may spell them otherwise than their
+// definitions: the plan finds the columns all the same (a DROP is not taken for DROP IF EXISTS of
+// an absent column) and names them as the server does now.
+TEST(SchemaChangeTest, ColumnsNamedInAnotherCaseAreFoundAndSpelledAsTheServerDoes) {
+  Fixture f;
+  f.now.columns[2].name = "Holder";
+  f.now.columns.erase(f.now.columns.begin() + 1);
+  f.now.columns[0].type = SourceType::kBigInt;
+  f.statement.changes = {change_of(ColumnChange::Kind::kRename, "OWNER", "Holder"),
+                         change_of(ColumnChange::Kind::kDrop, "Balance"), change_of(ColumnChange::Kind::kModify, "ID")};
+  const SchemaChangePlan plan = f.plan();
+  EXPECT_EQ(field(*plan.state, "Holder").id, 3);
+  EXPECT_EQ(plan.state->find_field("balance"), nullptr) << "the DROP found its column";
+  EXPECT_EQ(field(*plan.state, "id").id, 1) << "MODIFY ID keeps the server's spelling, id";
+  EXPECT_EQ(plan.state->identifier_field_ids(), std::vector<std::int32_t>{1});
+  ASSERT_EQ(plan.source->columns.size(), 2u);
+  EXPECT_EQ(plan.source->columns[0].name, "id");
+  EXPECT_EQ(plan.source->primary_key, std::vector<std::size_t>{0});
+  EXPECT_NO_THROW(RowMapping(plan.source, &*plan.state, &plan.changelog));
+
+  Fixture key;  // the key column is found in any case, too
+  key.statement.changes = {change_of(ColumnChange::Kind::kDrop, "Id")};
+  EXPECT_THROW(key.plan(), SchemaChangeRefused);
+  Fixture case_only;  // a rename that changes only the case is no rename onto another column
+  case_only.now.columns[2].name = "OWNER";
+  case_only.statement.changes = {change_of(ColumnChange::Kind::kRename, "owner", "OWNER")};
+  EXPECT_EQ(field(*case_only.plan().state, "OWNER").id, 3);
+}
+
 TEST(SchemaChangeTest, AColumnAddedThenDroppedStaysInTheChangelog) {
   Fixture f;
   f.now.columns.push_back(column("scratch", SourceType::kInt));
