@@ -12,13 +12,12 @@ namespace binberg::pipeline {
 void LearnedColumns::learn(const mysql::DdlStatement& ddl, const TableSchema* registered) {
   using mysql::ColumnChange;
   using mysql::ExistingRowsValue;
-  const auto erase_name = [](std::vector<std::string>& names, const std::string& name) {
-    std::erase_if(names, [&](const std::string& other) { return same_column_name(other, name); });
-  };
   // A column that takes NAME is not whichever column was called NAME before: no alias names it.
-  const auto name_taken = [this, &erase_name](const std::string& name) {
+  // Aliases match the records' field names exactly, so only that spelling stops being one (after a
+  // rename from tier to TIER, the records that spell it tier are still the column's).
+  const auto name_taken = [this](const std::string& name) {
     for (auto it = earlier_names.begin(); it != earlier_names.end();) {
-      erase_name(it->second, name);
+      std::erase(it->second, name);
       it = it->second.empty() ? earlier_names.erase(it) : std::next(it);
     }
   };
@@ -39,7 +38,7 @@ void LearnedColumns::learn(const mysql::DdlStatement& ddl, const TableSchema* re
     }
     auto default_value = defaults.extract(column);
     name_taken(to);
-    erase_name(names, to);  // renamed back: not an alias of itself
+    std::erase(names, to);  // renamed back: not an alias of itself
     if (!names.empty()) earlier_names[to] = std::move(names);
     defaults.erase(to);
     if (keeps_values && default_value) defaults[to] = std::move(default_value.mapped());
@@ -66,7 +65,7 @@ void LearnedColumns::learn(const mysql::DdlStatement& ddl, const TableSchema* re
         break;
       case ColumnChange::Kind::kModify:
         // A new definition: the rows no longer hold what the column's ADD gave them.
-        if (!same_column_name(change.new_name, change.column)) renamed(change.column, change.new_name, false);
+        if (change.new_name != change.column) renamed(change.column, change.new_name, false);
         defaults.erase(change.new_name);
         break;
       case ColumnChange::Kind::kSetDefault:

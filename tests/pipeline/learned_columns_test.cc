@@ -101,8 +101,10 @@ TEST(LearnedColumnsTest, ColumnsNamedInAnotherCaseAreTheSameColumns) {
   learn(learned, "RENAME COLUMN grade TO level, RENAME COLUMN CODE TO code2", &registered);
   EXPECT_EQ(learned.earlier_names, (EarlierNames{{"level", {"Grade", "tier"}}, {"code2", {"Code"}}}));
   EXPECT_TRUE(learned.defaults.contains("CODE2"));
-  learn(learned, "RENAME COLUMN level TO LEVEL", &registered);  // only the case changes
-  EXPECT_EQ(learned.earlier_names.at("level"), (Names{"Grade", "tier"}));
+  learn(learned, "RENAME COLUMN level TO LEVEL", &registered);  // only the case changes: still a new field name
+  EXPECT_EQ(learned.earlier_names.at("level"), (Names{"level", "Grade", "tier"}));
+  EXPECT_EQ(learned.earlier_names.begin()->first, "code2");
+  EXPECT_EQ(std::next(learned.earlier_names.begin())->first, "LEVEL");
   learn(learned, "DROP COLUMN Level, DROP COLUMN Code2", &registered);
   EXPECT_TRUE(learned.empty());
 }
