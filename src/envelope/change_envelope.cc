@@ -37,9 +37,9 @@ avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t
   for (const std::size_t index : columns) {
     const Column& column = table.columns[index];
     const std::string name = avro_field_name(column.name);
-    if (taken.at(name) != column.name) {
+    if (const std::string& first = taken.at(name); first != column.name) {
       throw ConfigError(fmt::format("table {}: columns {} and {} both become the Avro field name {}",
-                                    table.qualified_name(), taken.at(name), column.name, name));
+                                    table.qualified_name(), first, column.name, name));
     }
     avro::Json field{{"name", name}};
     if (column.nullable && !all_required) {

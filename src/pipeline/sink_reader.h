@@ -55,8 +55,8 @@ class SinkReader {
  public:
   // Reads from CONSUMER (assigned already; it must outlive the reader) with a decoder of its own.
   // Records below a partition's offset in SKIP_BELOW are handed over undecoded (the sink counts
-  // them as redelivered and never looks inside), and so are schema change records. At most QUEUE_RECORDS records wait
-  // for the sink.
+  // them as redelivered and never looks inside), and so are schema change records. At most
+  // QUEUE_RECORDS records wait for the sink.
   SinkReader(kafka::Consumer& consumer, const registry::RegistryOptions& registry,
              std::map<envelope::TopicPartition, std::int64_t> skip_below, std::size_t queue_records);
   ~SinkReader();

@@ -20,6 +20,15 @@ Column column(std::string name, SourceType type, bool nullable) {
   return c;
 }
 
+// The table as its records describe it: id and tier, both NOT NULL.
+TableSchema id_and_tier() {
+  TableSchema table;
+  table.database = "db";
+  table.table = "t";
+  table.columns = {column("id", SourceType::kInt, false), column("tier", SourceType::kInt, false)};
+  return table;
+}
+
 TEST(LearnedColumnsTest, RenamesChainAndKeepTheDefaultWhileModifyDropsIt) {
   LearnedColumns learned;
   learn(learned, "ADD COLUMN tier INT NOT NULL DEFAULT 3");
@@ -53,10 +62,7 @@ TEST(LearnedColumnsTest, ANameTakenAgainIsNoLongerAnAlias) {
 }
 
 TEST(LearnedColumnsTest, AnAddOfAPresentColumnChangesNothing) {
-  TableSchema registered;
-  registered.database = "db";
-  registered.table = "t";
-  registered.columns = {column("id", SourceType::kInt, false), column("tier", SourceType::kInt, false)};
+  const TableSchema registered = id_and_tier();
   LearnedColumns learned;
   learn(learned, "ADD COLUMN IF NOT EXISTS tier INT NOT NULL DEFAULT 9", &registered);
   EXPECT_TRUE(learned.empty());
@@ -80,20 +86,11 @@ TEST(LearnedColumnsTest, HistoryGivesValuesForNotNullColumnsAndAliasesForPresent
   EXPECT_EQ(history.earlier_names, (std::map<std::string, Names>{{"grade", {"tier"}}}));
 }
 
-}  // namespace
-}  // namespace binberg::pipeline
-
-namespace binberg::pipeline {
-namespace {
-
 // DDL may spell a column in another case than its definition, as MySQL allows: the learned names
 // are the column's all the same, and an earlier name is spelled as the records spell it (an Avro
 // alias matches a field name exactly).
 TEST(LearnedColumnsTest, ColumnsNamedInAnotherCaseAreTheSameColumns) {
-  TableSchema registered;
-  registered.database = "db";
-  registered.table = "t";
-  registered.columns = {column("id", SourceType::kInt, false), column("tier", SourceType::kInt, false)};
+  const TableSchema registered = id_and_tier();
   LearnedColumns learned;
   learn(learned, "RENAME COLUMN TIER TO Grade", &registered);
   EXPECT_EQ(learned.earlier_names, (EarlierNames{{"Grade", {"tier"}}}));
