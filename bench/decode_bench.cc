@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "lab/endpoints.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "mysql/transaction_reader.h"
-#include "services/endpoints.h"
 
 using namespace binberg;
 using Clock = std::chrono::steady_clock;
@@ -27,7 +27,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = services::default_dir();
+  std::string dir = lab::default_dir();
   long rows = 200000, repeat = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -43,9 +43,9 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const auto endpoints = services::load(dir);
+    const auto endpoints = lab::load(dir);
     const auto& maria = endpoints.mariadb();
-    auto db = mysql::Connection::open(services::mariadb_options(maria, services::MariadbRole::kAdmin));
+    auto db = mysql::Connection::open(lab::mariadb_options(maria, lab::MariadbRole::kAdmin));
     db.execute("DROP TABLE IF EXISTS bench_decode");
     db.execute(
         "CREATE TABLE bench_decode (id BIGINT PRIMARY KEY, qty INT, price DECIMAL(12,2), sku VARCHAR(32), "
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     }
 
     mysql::StreamOptions stream_options;
-    stream_options.connection = services::mariadb_options(maria, services::MariadbRole::kReplication);
+    stream_options.connection = lab::mariadb_options(maria, lab::MariadbRole::kReplication);
     stream_options.server_id = 9300;
     stream_options.start_position = start;
     stream_options.blocking = false;

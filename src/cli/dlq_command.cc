@@ -1,7 +1,7 @@
 // `binberg dlq ls|show|replay`: the dead letters of `binberg sink` (records it could not decode,
 // kept with their original bytes in `<topic>.dlq`) and their replay, once repaired, into the topic
 // they came from. The sink applies a replay at most once and never moves a key back
-// (pipeline/kafka_sink.h), so replaying is safe while it runs; `ls` shows what was replayed.
+// (sink/kafka_sink.h), so replaying is safe while it runs; `ls` shows what was replayed.
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -13,13 +13,13 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "kafka/admin.h"
 #include "kafka/producer.h"
-#include "pipeline/config.h"
-#include "pipeline/dead_letters.h"
-#include "pipeline/kafka_sink.h"
+#include "sink/dead_letters.h"
+#include "sink/kafka_sink.h"
 
 namespace binberg::cli {
 namespace {
@@ -70,12 +70,12 @@ json change_json(const ChangeEvent& event) {
 }
 
 struct Context {
-  pipeline::KafkaSinkOptions sink;
+  sink::KafkaSinkOptions sink;
   std::vector<std::string> topics;
 };
 
 Context context(const DlqArgs& args) {
-  Context context{pipeline::kafka_sink_options(pipeline::load_config(args.config)), args.topics};
+  Context context{kafka_sink_options(load_config(args.config)), args.topics};
   if (context.topics.empty()) context.topics = context.sink.topics;
   if (context.topics.empty()) throw ConfigError("no topics: give --topic or [sink] topics in the configuration");
   return context;
@@ -85,16 +85,16 @@ int run_ls(const DlqArgs& args) {
   const Context ctx = context(args);
   json document = json::array();
   for (const std::string& topic : ctx.topics) {
-    const auto letters = pipeline::read_dead_letters(ctx.sink.kafka, topic, kReadTimeout);
-    const auto replayed = letters.empty() ? std::map<pipeline::RecordOrigin, pipeline::RecordOrigin>{}
-                                          : pipeline::replayed_origins(ctx.sink.kafka, topic, kReadTimeout);
+    const auto letters = sink::read_dead_letters(ctx.sink.kafka, topic, kReadTimeout);
+    const auto replayed = letters.empty() ? std::map<sink::RecordOrigin, sink::RecordOrigin>{}
+                                          : sink::replayed_origins(ctx.sink.kafka, topic, kReadTimeout);
     if (!args.json_output) {
-      fmt::print("{}{}: {} dead letters\n", topic, pipeline::kDeadLetterSuffix, letters.size());
+      fmt::print("{}{}: {} dead letters\n", topic, sink::kDeadLetterSuffix, letters.size());
       if (!letters.empty()) {
         fmt::print("  {:>8}  {:<32}  {:<24}  {:<24}  {}\n", "offset", "origin", "written", "replayed", "error");
       }
     }
-    for (const pipeline::DeadLetter& letter : letters) {
+    for (const sink::DeadLetter& letter : letters) {
       const auto replay = replayed.find(letter.origin);
       const std::string replayed_as = replay == replayed.end() ? "" : replay->second.to_string();
       if (args.json_output) {
@@ -116,16 +116,16 @@ int run_ls(const DlqArgs& args) {
 }
 
 // The dead letters of TOPIC that ARGS selects (--offset, or --all); throws naming a missing offset.
-std::vector<pipeline::DeadLetter> selected(const DlqArgs& args, const Context& ctx, const std::string& topic) {
-  auto letters = pipeline::read_dead_letters(ctx.sink.kafka, topic, kReadTimeout);
+std::vector<sink::DeadLetter> selected(const DlqArgs& args, const Context& ctx, const std::string& topic) {
+  auto letters = sink::read_dead_letters(ctx.sink.kafka, topic, kReadTimeout);
   if (args.all) return letters;
-  std::vector<pipeline::DeadLetter> chosen;
+  std::vector<sink::DeadLetter> chosen;
   for (std::int64_t offset : args.offsets) {
     const auto it = std::find_if(letters.begin(), letters.end(),
-                                 [&](const pipeline::DeadLetter& letter) { return letter.record.offset == offset; });
+                                 [&](const sink::DeadLetter& letter) { return letter.record.offset == offset; });
     if (it == letters.end()) {
       throw ConfigError(fmt::format("{}{} has no dead letter at offset {} (binberg dlq ls lists them)", topic,
-                                    pipeline::kDeadLetterSuffix, offset));
+                                    sink::kDeadLetterSuffix, offset));
     }
     chosen.push_back(*it);
   }
@@ -135,10 +135,10 @@ std::vector<pipeline::DeadLetter> selected(const DlqArgs& args, const Context& c
 int run_show(const DlqArgs& args) {
   const Context ctx = context(args);
   if (ctx.topics.size() != 1) throw ConfigError("dlq show: give one --topic");
-  pipeline::RecordDecoder decoder(ctx.sink.registry);
+  sink::RecordDecoder decoder(ctx.sink.registry);
   json document = json::array();
   const std::int32_t partitions = kafka::partition_count(ctx.sink.kafka, ctx.topics.front());
-  for (const pipeline::DeadLetter& letter : selected(args, ctx, ctx.topics.front())) {
+  for (const sink::DeadLetter& letter : selected(args, ctx, ctx.topics.front())) {
     json headers = json::object();
     for (const kafka::Header& header : letter.record.headers) headers[header.name] = header.value;
     json entry{{"dlq_offset", letter.record.offset},
@@ -153,7 +153,7 @@ int run_show(const DlqArgs& args) {
       const char* name = reencode ? "reencoded" : "as_is";
       try {
         const kafka::OutgoingRecord out =
-            pipeline::replay_record(letter, pipeline::ReplayEncoding{reencode, args.schema_id}, decoder, partitions);
+            sink::replay_record(letter, sink::ReplayEncoding{reencode, args.schema_id}, decoder, partitions);
         entry[name] = json{{"partition", *out.partition}, {"change", change_json(decoder.change(*out.value))}};
       } catch (const Error& error) {
         entry[name] = json{{"error", error.what()}};
@@ -167,7 +167,7 @@ int run_show(const DlqArgs& args) {
   }
   for (const json& entry : document) {
     fmt::print("dead letter {}{}@{}\n  origin      {} (written {})\n  error       {}\n", ctx.topics.front(),
-               pipeline::kDeadLetterSuffix, entry["dlq_offset"].get<std::int64_t>(), entry["origin"].get<std::string>(),
+               sink::kDeadLetterSuffix, entry["dlq_offset"].get<std::int64_t>(), entry["origin"].get<std::string>(),
                entry["origin_timestamp"].get<std::string>(), printable(entry["error"].get<std::string>()));
     for (const auto& [name, value] : entry["headers"].items())
       fmt::print("  header      {} = {}\n", name, value.get<std::string>());
@@ -190,18 +190,18 @@ int run_replay(const DlqArgs& args) {
   if (args.schema_id && !args.reencode) throw ConfigError("dlq replay: --schema-id goes with --reencode");
   const Context ctx = context(args);
   if (!args.all && ctx.topics.size() != 1) throw ConfigError("dlq replay --offset: give one --topic");
-  pipeline::RecordDecoder decoder(ctx.sink.registry);
+  sink::RecordDecoder decoder(ctx.sink.registry);
   auto producer = kafka::Producer::create(ctx.sink.kafka, kafka::ProducerMode::kIdempotent);
   json document = json::array();
   std::size_t failed = 0;
   for (const std::string& topic : ctx.topics) {
     const auto letters = selected(args, ctx, topic);
     if (letters.empty()) continue;
-    const auto replayed = args.force ? std::map<pipeline::RecordOrigin, pipeline::RecordOrigin>{}
-                                     : pipeline::replayed_origins(ctx.sink.kafka, topic, kReadTimeout);
+    const auto replayed = args.force ? std::map<sink::RecordOrigin, sink::RecordOrigin>{}
+                                     : sink::replayed_origins(ctx.sink.kafka, topic, kReadTimeout);
     const std::int32_t partitions = kafka::partition_count(ctx.sink.kafka, topic);
-    std::set<pipeline::RecordOrigin> sent;  // a sink that restarted may have diverted a record twice
-    for (const pipeline::DeadLetter& letter : letters) {
+    std::set<sink::RecordOrigin> sent;  // a sink that restarted may have diverted a record twice
+    for (const sink::DeadLetter& letter : letters) {
       json entry{{"topic", topic}, {"dlq_offset", letter.record.offset}, {"origin", letter.origin.to_string()}};
       if (!sent.insert(letter.origin).second) {
         entry["skipped"] = "its origin was replayed above (the dead-letter topic holds it twice)";
@@ -210,8 +210,8 @@ int run_replay(const DlqArgs& args) {
                                        done->second.to_string());
       } else {
         try {
-          const kafka::OutgoingRecord out = pipeline::replay_record(
-              letter, pipeline::ReplayEncoding{args.reencode, args.schema_id}, decoder, partitions);
+          const kafka::OutgoingRecord out =
+              sink::replay_record(letter, sink::ReplayEncoding{args.reencode, args.schema_id}, decoder, partitions);
           producer.send(out);
           entry["replayed_to"] = fmt::format("{}/{}", out.topic, *out.partition);
           entry["event_id"] = decoder.change(*out.value).event_id;
@@ -233,7 +233,7 @@ int run_replay(const DlqArgs& args) {
                                                  entry["event_id"].get<std::string>())
                                : entry.contains("skipped") ? "skipped: " + entry["skipped"].get<std::string>()
                                                            : "NOT replayed: " + entry["error"].get<std::string>();
-      fmt::print("{}{}@{} (from {}): {}\n", entry["topic"].get<std::string>(), pipeline::kDeadLetterSuffix,
+      fmt::print("{}{}@{} (from {}): {}\n", entry["topic"].get<std::string>(), sink::kDeadLetterSuffix,
                  entry["dlq_offset"].get<std::int64_t>(), entry["origin"].get<std::string>(), printable(what));
     }
   }

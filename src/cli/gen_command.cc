@@ -15,8 +15,8 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/secret.h"
+#include "lab/runner.h"
 #include "mysql/connection.h"
-#include "workload/runner.h"
 
 namespace binberg::cli {
 namespace {
@@ -28,8 +28,8 @@ void request_stop(int) { stop_requested.store(true); }
 struct GenArgs {
   mysql::ConnectionOptions server;
   std::string password_env, password_file;
-  workload::WorkloadOptions workload;
-  workload::RunLimits limits;
+  lab::WorkloadOptions workload;
+  lab::RunLimits limits;
   std::string mix = "60:30:10";
   std::uint64_t initial_rows = 0;
   std::string commit_log;
@@ -37,17 +37,17 @@ struct GenArgs {
   bool dry_run = false;
 };
 
-workload::Mix parse_mix(const std::string& text) {
+lab::Mix parse_mix(const std::string& text) {
   unsigned insert = 0, update = 0, remove = 0;
   char colon1 = 0, colon2 = 0;
   std::istringstream in(text);
   if (!(in >> insert >> colon1 >> update >> colon2 >> remove) || colon1 != ':' || colon2 != ':' || !in.eof()) {
     throw ConfigError(fmt::format("--mix {}: expected INSERT:UPDATE:DELETE weights, e.g. 60:30:10", text));
   }
-  return workload::Mix{insert, update, remove};
+  return lab::Mix{insert, update, remove};
 }
 
-nlohmann::json summary_json(const GenArgs& args, const workload::RunSummary& summary, std::uint64_t loaded_rows) {
+nlohmann::json summary_json(const GenArgs& args, const lab::RunSummary& summary, std::uint64_t loaded_rows) {
   const auto& events = summary.events;
   return {
       {"seed", args.workload.seed},
@@ -74,15 +74,13 @@ int run_gen(GenArgs args) {
   }
 
   if (args.dry_run) {
-    workload::Generator generator(args.workload, std::vector<workload::TableKeys>(workload::kTableCount));
-    const workload::TransactionSink print = [](const workload::Transaction&, const std::string& text) {
-      std::cout << text;
-    };
-    for (std::size_t table = 0; table < workload::kTableCount && args.initial_rows > 0; ++table) {
-      std::cout << workload::transaction_text(generator.bulk_insert(table, args.initial_rows));
+    lab::Generator generator(args.workload, std::vector<lab::TableKeys>(lab::kTableCount));
+    const lab::TransactionSink print = [](const lab::Transaction&, const std::string& text) { std::cout << text; };
+    for (std::size_t table = 0; table < lab::kTableCount && args.initial_rows > 0; ++table) {
+      std::cout << lab::transaction_text(generator.bulk_insert(table, args.initial_rows));
     }
-    const workload::RunSummary summary = workload::run_workload(generator, args.limits, print);
-    std::cerr << summary_json(args, summary, args.initial_rows * workload::kTableCount).dump() << "\n";
+    const lab::RunSummary summary = lab::run_workload(generator, args.limits, print);
+    std::cerr << summary_json(args, summary, args.initial_rows * lab::kTableCount).dump() << "\n";
     return 0;
   }
 
@@ -97,25 +95,25 @@ int run_gen(GenArgs args) {
   if (args.create) {
     spdlog::info("gen: creating {}_accounts and {}_orders in {}", args.workload.prefix, args.workload.prefix,
                  args.server.database);
-    for (const std::string& statement : workload::create_tables_sql(args.workload.prefix)) {
+    for (const std::string& statement : lab::create_tables_sql(args.workload.prefix)) {
       connection.execute(statement);
     }
   }
-  workload::Generator generator(args.workload, workload::load_keys(connection, args.workload.prefix));
-  const workload::TransactionSink sink = workload::server_sink(connection, args.commit_log);
+  lab::Generator generator(args.workload, lab::load_keys(connection, args.workload.prefix));
+  const lab::TransactionSink sink = lab::server_sink(connection, args.commit_log);
   std::uint64_t loaded_rows = 0;
   constexpr std::uint64_t kLoadRowsPerTransaction = 10'000;
-  for (std::size_t table = 0; table < workload::kTableCount; ++table) {
+  for (std::size_t table = 0; table < lab::kTableCount; ++table) {
     for (std::uint64_t done = 0; done < args.initial_rows && !stop_requested.load();) {
       const std::uint64_t rows = std::min(kLoadRowsPerTransaction, args.initial_rows - done);
-      const workload::Transaction txn = generator.bulk_insert(table, rows);
+      const lab::Transaction txn = generator.bulk_insert(table, rows);
       sink(txn, {});
       done += rows;
       loaded_rows += rows;
     }
   }
   if (loaded_rows > 0) spdlog::info("gen: loaded {} rows", loaded_rows);
-  const workload::RunSummary summary = workload::run_workload(generator, args.limits, sink);
+  const lab::RunSummary summary = lab::run_workload(generator, args.limits, sink);
   nlohmann::json json = summary_json(args, summary, loaded_rows);
   // The GTID of this session's last transaction (what a reader of the tables waits for), and the
   // server's whole position after it.

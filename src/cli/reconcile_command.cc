@@ -9,11 +9,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
 #include "mysql/snapshot_reader.h"
-#include "pipeline/config.h"
-#include "pipeline/reconcile.h"
+#include "verify/reconcile.h"
 
 namespace binberg::cli {
 namespace {
@@ -28,16 +28,16 @@ struct ReconcileArgs {
 };
 
 int run_reconcile(const ReconcileArgs& args) {
-  const pipeline::Config config = pipeline::load_config(args.config);
+  const Config config = load_config(args.config);
   mysql::Connection connection = mysql::Connection::open(config.source);
-  std::vector<pipeline::CapturedTable> tables;
+  std::vector<capture::CapturedTable> tables;
   if (args.tables.empty()) {
-    tables = pipeline::resolve_tables(connection, config.capture);
+    tables = resolve_tables(connection, config.capture);
   } else {
     for (const auto& name : args.tables) {
       const auto dot = name.find('.');
       if (dot == std::string::npos) throw ConfigError(fmt::format("--table {}: expected database.table", name));
-      tables.push_back(pipeline::CapturedTable{name.substr(0, dot), name.substr(dot + 1)});
+      tables.push_back(capture::CapturedTable{name.substr(0, dot), name.substr(dot + 1)});
     }
   }
   const auto catalog = iceberg::open_catalog(config.catalog);
@@ -50,7 +50,7 @@ int run_reconcile(const ReconcileArgs& args) {
                    table.qualified_name());
       continue;
     }
-    pipeline::ReconcileOptions options;
+    verify::ReconcileOptions options;
     options.source = config.source;
     options.server_id = config.server_id + 1'000'000;  // its own replica id, apart from replicate's
     options.table = table;
@@ -59,7 +59,7 @@ int run_reconcile(const ReconcileArgs& args) {
     if (args.audit) options.changelog_table = iceberg::TableIdentifier{ns, table.table + config.changelog_suffix};
     options.wait = std::chrono::seconds(args.wait_seconds);
     options.max_examples = args.examples;
-    const pipeline::ReconcileReport report = pipeline::reconcile(options, *catalog);
+    const verify::ReconcileReport report = verify::reconcile(options, *catalog);
     all_equal = all_equal && report.ok();
     if (args.json) {
       reports.push_back(report.to_json());

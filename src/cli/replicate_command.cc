@@ -10,18 +10,18 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
-#include "pipeline/config.h"
-#include "pipeline/replicator.h"
+#include "replicate/replicator.h"
 
 namespace binberg::cli {
 namespace {
 
 int run_replicate(const std::string& config_path, const std::vector<std::string>& accepted_schema_changes) {
-  const pipeline::Config config = pipeline::load_config(config_path);
+  const Config config = load_config(config_path);
   mysql::Connection connection = mysql::Connection::open(config.source);
-  std::vector<pipeline::CapturedTable> tables = pipeline::resolve_tables(connection, config.capture);
+  std::vector<capture::CapturedTable> tables = resolve_tables(connection, config.capture);
   if (tables.empty()) {
     throw ConfigError(fmt::format("{}: [capture] selects no table on {}", config.path, config.source.address()));
   }
@@ -29,10 +29,10 @@ int run_replicate(const std::string& config_path, const std::vector<std::string>
   const auto catalog = iceberg::open_catalog(config.catalog);
   metrics::Registry registry;
   const auto exporter = export_metrics(registry, config.metrics_address);
-  pipeline::ReplicatorOptions options = pipeline::replicator_options(config, std::move(tables));
+  replicate::ReplicatorOptions options = replicator_options(config, std::move(tables));
   options.metrics = &registry;
   options.accepted_schema_changes = accepted_schema_changes;
-  pipeline::Replicator replicator(std::move(options), *catalog);
+  replicate::Replicator replicator(std::move(options), *catalog);
 
   replicator.run(stop_on_signals());
   const auto& stats = replicator.stats();

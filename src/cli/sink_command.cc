@@ -5,7 +5,7 @@
 //
 // `--from earliest|offset:N` reads the topics again from there (what the tables hold is counted as
 // redelivered and skipped). `--rebuild NAMESPACE --from ...` rebuilds the tables into fresh ones in
-// NAMESPACE (pipeline/sink_rebuild.h), prints how they compare with the originals and exits 0 when
+// NAMESPACE (sink/sink_rebuild.h), prints how they compare with the originals and exits 0 when
 // they are equal, 3 when not.
 
 #include <fmt/ranges.h>
@@ -17,11 +17,11 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
-#include "pipeline/config.h"
-#include "pipeline/kafka_sink.h"
-#include "pipeline/sink_rebuild.h"
+#include "sink/kafka_sink.h"
+#include "sink/sink_rebuild.h"
 
 namespace binberg::cli {
 namespace {
@@ -35,27 +35,27 @@ struct SinkArgs {
 };
 
 int run_sink(const SinkArgs& args) {
-  const pipeline::Config config = pipeline::load_config(args.config);
-  pipeline::KafkaSinkOptions options = pipeline::kafka_sink_options(config);
+  const Config config = load_config(args.config);
+  sink::KafkaSinkOptions options = kafka_sink_options(config);
   options.accepted_schema_changes = args.accepted_schema_changes;
   const auto catalog = iceberg::open_catalog(config.catalog);
   if (!args.rebuild.empty() && args.from.empty()) throw ConfigError("--rebuild needs --from");
-  const auto from = args.from.empty() ? pipeline::RebuildFrom{} : pipeline::RebuildFrom::parse(args.from);
+  const auto from = args.from.empty() ? sink::RebuildFrom{} : sink::RebuildFrom::parse(args.from);
   if (!args.rebuild.empty()) {
     options.iceberg_namespace = args.rebuild;
     options.group_id += ".rebuild." + args.rebuild;  // its own group: the original's stays the original's
-    options.rebuild = pipeline::plan_rebuild(*catalog, options, from);
+    options.rebuild = sink::plan_rebuild(*catalog, options, from);
   } else if (!args.from.empty()) {
-    if (from.kind == pipeline::RebuildFrom::Kind::kTimestamp) {
+    if (from.kind == sink::RebuildFrom::Kind::kTimestamp) {
       throw ConfigError("--from timestamp: needs --rebuild (a sink reads its own tables again by offset)");
     }
-    options.read_from = from.kind == pipeline::RebuildFrom::Kind::kEarliest ? pipeline::kEarliestOffset : from.value;
+    options.read_from = from.kind == sink::RebuildFrom::Kind::kEarliest ? sink::kEarliestOffset : from.value;
   }
   metrics::Registry registry;
   const auto exporter = export_metrics(registry, config.metrics_address);
   options.metrics = &registry;
   const auto plan = options.rebuild;
-  pipeline::KafkaSink sink(std::move(options), *catalog);
+  sink::KafkaSink sink(std::move(options), *catalog);
   sink.run(stop_on_signals());
   const auto& stats = sink.stats();
   spdlog::info(
@@ -74,7 +74,7 @@ int run_sink(const SinkArgs& args) {
     spdlog::warn("sink: the rebuild stopped before it reached the original's offsets; run it again to go on");
     return 1;
   }
-  const pipeline::RebuildReport report = pipeline::compare_rebuild(*catalog, plan, args.rebuild);
+  const sink::RebuildReport report = sink::compare_rebuild(*catalog, plan, args.rebuild);
   std::cout << (args.json ? report.to_json().dump(2) + "\n" : report.to_text());
   return report.equal() ? 0 : 3;
 }

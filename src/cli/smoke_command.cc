@@ -16,10 +16,10 @@
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
 #include "kafka/producer.h"
+#include "lab/endpoints.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "registry/registry_client.h"
-#include "services/endpoints.h"
 
 namespace binberg::cli {
 namespace {
@@ -67,9 +67,9 @@ std::vector<ItemRow> write_source_rows(mysql::Connection& db, int rows, mysql::B
   return result;
 }
 
-std::string read_transaction(const services::MariadbEndpoint& maria, const mysql::BinlogPosition& from) {
+std::string read_transaction(const lab::MariadbEndpoint& maria, const mysql::BinlogPosition& from) {
   mysql::StreamOptions options;
-  options.connection = services::mariadb_options(maria, services::MariadbRole::kReplication);
+  options.connection = lab::mariadb_options(maria, lab::MariadbRole::kReplication);
   options.server_id = 4242;
   options.start_position = from;
   options.blocking = false;
@@ -146,12 +146,12 @@ std::string parquet_round_trip(const std::string& dir, const std::vector<ItemRow
 }
 
 int run_smoke(const SmokeArgs& args) {
-  const auto endpoints = services::load(args.dir.empty() ? services::default_dir() : args.dir);
+  const auto endpoints = lab::load(args.dir.empty() ? lab::default_dir() : args.dir);
   const auto& maria = endpoints.mariadb();
   fmt::print("binberg smoke: services in {}\n", endpoints.dir);
 
   StepTimer mariadb_step("mariadb");
-  auto db = mysql::Connection::open(services::mariadb_options(maria, services::MariadbRole::kAdmin));
+  auto db = mysql::Connection::open(lab::mariadb_options(maria, lab::MariadbRole::kAdmin));
   mysql::BinlogPosition before;
   auto rows = write_source_rows(db, args.rows, before);
   mariadb_step.done(fmt::format("{} rows committed to {}.smoke_items", rows.size(), maria.database));

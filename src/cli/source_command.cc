@@ -9,29 +9,29 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 #include "core/error.h"
-#include "pipeline/config.h"
-#include "pipeline/kafka_source.h"
+#include "publish/kafka_source.h"
 
 namespace binberg::cli {
 namespace {
 
 int run_source(const std::string& config_path) {
-  const pipeline::Config config = pipeline::load_config(config_path);
+  const Config config = load_config(config_path);
   mysql::Connection connection = mysql::Connection::open(config.source);
-  std::vector<pipeline::CapturedTable> tables = pipeline::resolve_tables(connection, config.capture);
+  std::vector<capture::CapturedTable> tables = resolve_tables(connection, config.capture);
   if (tables.empty()) {
     throw ConfigError(fmt::format("{}: [capture] selects no table on {}", config.path, config.source.address()));
   }
-  pipeline::KafkaSourceOptions options = pipeline::kafka_source_options(config, std::move(tables));
+  publish::KafkaSourceOptions options = kafka_source_options(config, std::move(tables));
   for (const auto& table : options.tables) {
     spdlog::info("capturing {} into topic {}", table.qualified_name(),
-                 pipeline::change_topic(options.topic_prefix, table));
+                 publish::change_topic(options.topic_prefix, table));
   }
   metrics::Registry registry;
   const auto exporter = export_metrics(registry, config.metrics_address);
   options.metrics = &registry;
-  pipeline::KafkaSource source(std::move(options));
+  publish::KafkaSource source(std::move(options));
   source.run(stop_on_signals());
   const auto& stats = source.stats();
   spdlog::info("source: {} transactions, {} records ({} snapshot rows), {} saves, {} restarts", stats.transactions,

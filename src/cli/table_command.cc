@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/config.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "iceberg/canonical_row.h"
@@ -21,7 +22,6 @@
 #include "iceberg/compaction.h"
 #include "iceberg/snapshot_expiry.h"
 #include "iceberg/table_scan.h"
-#include "pipeline/config.h"
 
 namespace binberg::cli {
 namespace {
@@ -49,7 +49,7 @@ struct TableArgs {
 std::unique_ptr<iceberg::Catalog> open_catalog(const TableArgs& args) {
   iceberg::CatalogOptions options;
   if (!args.config.empty()) {
-    options = pipeline::load_config(args.config).catalog;
+    options = load_config(args.config).catalog;
   } else if (!args.catalog_uri.empty()) {
     options.uri = args.catalog_uri;
     options.warehouse = args.warehouse;

@@ -36,7 +36,7 @@ inline constexpr std::string_view kPositionHeader = "binberg.position";  // "<gt
 inline constexpr std::string_view kKeyChangeHeader = "binberg.key_change";
 // A DDL statement on the table: a record without key and value in every partition of the topic,
 // in the statement's own transaction; the header holds what the statement means as JSON
-// (pipeline::PublishedSchemaChange). Consumers that know nothing of it see tombstone-like records.
+// (tables::PublishedSchemaChange). Consumers that know nothing of it see tombstone-like records.
 inline constexpr std::string_view kSchemaChangeHeader = "binberg.schema_change";
 
 struct EnvelopeSchemas {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "iceberg/literal.h"
+#include "iceberg/detail/literal.h"
 #include "iceberg/schema.h"
 
 namespace arrow {

@@ -11,11 +11,11 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/table_files.h"
+#include "iceberg/detail/uuid.h"
 #include "iceberg/manifest_list.h"
-#include "iceberg/table_files.h"
 #include "iceberg/table_scan.h"
 #include "iceberg/table_writer.h"
-#include "iceberg/uuid.h"
 
 namespace binberg::iceberg {
 namespace {

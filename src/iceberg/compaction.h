@@ -26,7 +26,7 @@
 #include <string>
 
 #include "iceberg/catalog.h"
-#include "iceberg/data_file_writer.h"
+#include "iceberg/detail/data_file_writer.h"
 
 namespace binberg::iceberg {
 

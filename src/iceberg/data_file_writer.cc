@@ -1,4 +1,4 @@
-#include "iceberg/data_file_writer.h"
+#include "iceberg/detail/data_file_writer.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <span>
 
-#include "iceberg/literal.h"
-#include "iceberg/types.h"
+#include "iceberg/detail/literal.h"
+#include "iceberg/detail/types.h"
 
 namespace binberg::iceberg {
 

@@ -1,4 +1,4 @@
-#include "iceberg/json_fields.h"
+#include "iceberg/detail/json_fields.h"
 
 #include <limits>
 

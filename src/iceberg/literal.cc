@@ -1,4 +1,4 @@
-#include "iceberg/literal.h"
+#include "iceberg/detail/literal.h"
 
 #include "core/error.h"
 

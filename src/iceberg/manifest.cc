@@ -19,9 +19,9 @@
 #include "avro/container.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/uuid.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/single_value.h"
-#include "iceberg/uuid.h"
 
 namespace binberg::iceberg {
 

@@ -14,7 +14,7 @@
 
 #include "avro/schema.h"
 #include "avro/value.h"
-#include "iceberg/literal.h"
+#include "iceberg/detail/literal.h"
 #include "iceberg/partition_spec.h"
 #include "iceberg/schema.h"
 

@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "core/error.h"
-#include "iceberg/text_parsing.h"
+#include "iceberg/detail/text_parsing.h"
 
 namespace binberg::iceberg {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "iceberg/detail/uuid.h"
 #include "iceberg/table_metadata.h"
-#include "iceberg/uuid.h"
 
 namespace binberg::iceberg {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "iceberg/json_fields.h"
-#include "iceberg/literal.h"
+#include "iceberg/detail/json_fields.h"
+#include "iceberg/detail/literal.h"
 #include "iceberg/schema.h"
 #include "iceberg/transform.h"
 

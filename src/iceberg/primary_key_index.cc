@@ -1,4 +1,4 @@
-#include "iceberg/primary_key_index.h"
+#include "iceberg/detail/primary_key_index.h"
 
 #include <limits>
 

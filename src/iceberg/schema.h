@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "iceberg/json_fields.h"
-#include "iceberg/types.h"
+#include "iceberg/detail/json_fields.h"
+#include "iceberg/detail/types.h"
 
 namespace binberg::iceberg {
 

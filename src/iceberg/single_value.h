@@ -3,8 +3,8 @@
 // Binary single-value serialization (spec Appendix D): the form of column lower/upper bounds in
 // manifests and of partition field summaries in manifest lists.
 
-#include "iceberg/literal.h"
-#include "iceberg/types.h"
+#include "iceberg/detail/literal.h"
+#include "iceberg/detail/types.h"
 
 namespace binberg::iceberg {
 

@@ -1,4 +1,4 @@
-#include "iceberg/snapshot.h"
+#include "iceberg/detail/snapshot.h"
 
 #include <fmt/format.h>
 

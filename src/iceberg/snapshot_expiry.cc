@@ -9,8 +9,8 @@
 
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/table_files.h"
 #include "iceberg/metadata_file.h"
-#include "iceberg/table_files.h"
 
 namespace binberg::iceberg {
 namespace {

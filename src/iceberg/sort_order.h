@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "iceberg/json_fields.h"
+#include "iceberg/detail/json_fields.h"
 #include "iceberg/schema.h"
 #include "iceberg/transform.h"
 

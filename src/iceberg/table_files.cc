@@ -1,4 +1,4 @@
-#include "iceberg/table_files.h"
+#include "iceberg/detail/table_files.h"
 
 #include <algorithm>
 

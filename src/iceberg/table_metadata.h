@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "iceberg/json_fields.h"
+#include "iceberg/detail/json_fields.h"
+#include "iceberg/detail/snapshot.h"
+#include "iceberg/detail/uuid.h"
 #include "iceberg/partition_spec.h"
 #include "iceberg/schema.h"
-#include "iceberg/snapshot.h"
 #include "iceberg/sort_order.h"
-#include "iceberg/uuid.h"
 
 namespace binberg::iceberg {
 

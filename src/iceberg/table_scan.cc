@@ -6,11 +6,11 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "iceberg/data_file_writer.h"
+#include "iceberg/detail/data_file_writer.h"
+#include "iceberg/detail/primary_key_index.h"
 #include "iceberg/manifest_list.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/parquet_file.h"
-#include "iceberg/primary_key_index.h"
 
 namespace binberg::iceberg {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "iceberg/arrow_rows.h"
-#include "iceberg/data_file_writer.h"
+#include "iceberg/detail/data_file_writer.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 

@@ -8,12 +8,12 @@
 
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/table_files.h"
+#include "iceberg/detail/uuid.h"
 #include "iceberg/manifest_list.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/single_value.h"
-#include "iceberg/table_files.h"
 #include "iceberg/table_scan.h"
-#include "iceberg/uuid.h"
 
 namespace binberg::iceberg {
 namespace {

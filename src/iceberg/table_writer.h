@@ -37,8 +37,8 @@
 
 #include "iceberg/arrow_rows.h"
 #include "iceberg/catalog.h"
-#include "iceberg/data_file_writer.h"
-#include "iceberg/primary_key_index.h"
+#include "iceberg/detail/data_file_writer.h"
+#include "iceberg/detail/primary_key_index.h"
 #include "iceberg/table_metadata.h"
 
 namespace binberg::iceberg {

@@ -1,4 +1,4 @@
-#include "iceberg/text_parsing.h"
+#include "iceberg/detail/text_parsing.h"
 
 #include <charconv>
 

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "core/error.h"
+#include "iceberg/detail/text_parsing.h"
 #include "iceberg/hash.h"
-#include "iceberg/text_parsing.h"
 
 namespace binberg::iceberg {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include "iceberg/literal.h"
-#include "iceberg/types.h"
+#include "iceberg/detail/literal.h"
+#include "iceberg/detail/types.h"
 
 namespace binberg::iceberg {
 

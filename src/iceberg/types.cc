@@ -1,4 +1,4 @@
-#include "iceberg/types.h"
+#include "iceberg/detail/types.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "iceberg/text_parsing.h"
+#include "iceberg/detail/text_parsing.h"
 
 namespace binberg::iceberg {
 namespace {

@@ -1,4 +1,4 @@
-#include "iceberg/uuid.h"
+#include "iceberg/detail/uuid.h"
 
 #include <openssl/err.h>
 #include <openssl/rand.h>

@@ -18,22 +18,22 @@
 
 namespace binberg::testing {
 
-const services::Endpoints& stack() {
-  static const services::Endpoints endpoints = [] {
+const lab::Endpoints& stack() {
+  static const lab::Endpoints endpoints = [] {
     const char* dir = std::getenv("BINBERG_SERVICES_DIR");
     if (dir == nullptr) {
       fail("BINBERG_SERVICES_DIR is not set: run integration tests through ctest (fixture `services`)");
     }
-    return services::load(dir);
+    return lab::load(dir);
   }();
   return endpoints;
 }
 
 mysql::ConnectionOptions mariadb_admin_options() {
-  return services::mariadb_options(stack().mariadb(), services::MariadbRole::kAdmin);
+  return lab::mariadb_options(stack().mariadb(), lab::MariadbRole::kAdmin);
 }
 mysql::ConnectionOptions mariadb_replication_options() {
-  return services::mariadb_options(stack().mariadb(), services::MariadbRole::kReplication);
+  return lab::mariadb_options(stack().mariadb(), lab::MariadbRole::kReplication);
 }
 
 std::string source_config(std::uint32_t server_id, const std::string& table_prefix, const std::filesystem::path& dir,

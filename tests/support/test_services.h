@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <string>
 
+#include "lab/endpoints.h"
 #include "mysql/connection.h"
-#include "services/endpoints.h"
 
 namespace binberg::testing {
 
-const services::Endpoints& stack();
+const lab::Endpoints& stack();
 
 mysql::ConnectionOptions mariadb_admin_options();
 mysql::ConnectionOptions mariadb_replication_options();

@@ -1,0 +1,597 @@
+#include "publish/kafka_source.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "avro/wire_format.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/failpoint.h"
+#include "envelope/change_envelope.h"
+#include "envelope/transaction_footprint.h"
+#include "kafka/admin.h"
+#include "kafka/consumer.h"
+#include "kafka/partitioner.h"
+#include "kafka/producer.h"
+#include "mysql/charset.h"
+#include "mysql/ddl_statement.h"
+#include "mysql/snapshot_reader.h"
+#include "mysql/source_checks.h"
+#include "tables/schema_change.h"
+
+namespace binberg::publish {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long an at-least-once save waits for the records before it to be acknowledged; librdkafka
+// fails a record itself after message.timeout.ms (5 minutes by default).
+constexpr std::chrono::minutes kFlushTimeout{10};
+
+std::string offsets_topic_of(const KafkaSourceOptions& options) {
+  return options.offsets_topic.empty() ? options.topic_prefix + ".binberg.offsets" : options.offsets_topic;
+}
+
+nlohmann::json existing_rows_json(const mysql::ExistingRowsValue& value) {
+  return {{"kind", value.kind == mysql::ExistingRowsValue::Kind::kLiteral ? "literal" : "implicit"},
+          {"text", value.text}};
+}
+
+mysql::ExistingRowsValue existing_rows_from_json(const nlohmann::json& json) {
+  const std::string kind = json.at("kind").get<std::string>();
+  if (kind != "literal" && kind != "implicit") fail("unknown kind '{}'", kind);
+  return {kind == "literal" ? mysql::ExistingRowsValue::Kind::kLiteral : mysql::ExistingRowsValue::Kind::kImplicit,
+          json.at("text").get<std::string>()};
+}
+
+std::string saved_record(const std::string& source_name, const SavedSource& saved) {
+  nlohmann::json tables = nlohmann::json::object(), defaults = nlohmann::json::object(),
+                 earlier_names = nlohmann::json::object();
+  for (const auto& [name, position] : saved.positions) tables[name] = position.to_summary();
+  for (const auto& [name, learned] : saved.columns) {
+    for (const auto& [column, value] : learned.defaults) defaults[name][column] = existing_rows_json(value);
+    for (const auto& [column, names] : learned.earlier_names) earlier_names[name][column] = names;
+  }
+  nlohmann::json record{{"source", source_name}, {"saved_at_ms", unix_millis()}, {"tables", tables}};
+  if (!defaults.empty()) record["column_defaults"] = defaults;
+  if (!earlier_names.empty()) record["column_earlier_names"] = earlier_names;
+  return record.dump();
+}
+
+// The client options with binberg's defaults for PRODUCER properties the operator did not set.
+kafka::ClientOptions with_defaults(kafka::ClientOptions options, const std::map<std::string, std::string>& defaults) {
+  for (const auto& [name, value] : defaults) options.properties.emplace(name, value);
+  return options;
+}
+
+}  // namespace
+
+std::string change_topic(const std::string& prefix, const capture::CapturedTable& table) {
+  return fmt::format("{}.{}.{}", prefix, table.database, table.table);
+}
+
+SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
+                              const std::string& source_name) {
+  kafka::ConsumerOptions consumer{kafka, "binberg-source-" + source_name + "-positions", true};
+  const auto records = kafka::read_to_end(consumer, {{offsets_topic, 0, 0}}, std::chrono::seconds(60));
+  SavedSource saved;
+  for (const kafka::ConsumedRecord& record : records) {
+    if (record.key != source_name) continue;
+    saved = {};  // the last record of the source is the whole state; a tombstone resets it
+    if (!record.value) continue;
+    const std::string where = fmt::format("offsets topic {} [0] offset {}", offsets_topic, record.offset);
+    try {
+      const auto value = nlohmann::json::parse(*record.value);
+      for (const auto& [name, summary] : value.at("tables").items()) {
+        const auto position = capture::SourcePosition::from_summary(summary.get<std::map<std::string, std::string>>());
+        if (!position) fail("table {} has no position", name);
+        saved.positions.emplace(name, *position);
+      }
+      const nlohmann::json none = nlohmann::json::object();
+      const auto& defaults = value.contains("column_defaults") ? value.at("column_defaults") : none;
+      for (const auto& [name, columns] : defaults.items()) {
+        for (const auto& [column, existing_rows] : columns.items()) {
+          saved.columns[name].defaults[column] = existing_rows_from_json(existing_rows);
+        }
+      }
+      const auto& earlier_names = value.contains("column_earlier_names") ? value.at("column_earlier_names") : none;
+      for (const auto& [name, columns] : earlier_names.items()) {
+        for (const auto& [column, names] : columns.items()) {
+          saved.columns[name].earlier_names[column] = names.get<std::vector<std::string>>();
+        }
+      }
+    } catch (const std::exception& error) {
+      fail("{}: the saved positions of source {} are unreadable: {}", where, source_name, error.what());
+    }
+  }
+  return saved;
+}
+
+struct KafkaSource::Table {
+  capture::CapturedTable source;
+  std::string topic;
+  std::int32_t partitions = 1;
+  // What Kafka holds of the table: saved, and produced in this session (saved at the next save).
+  std::optional<capture::SourcePosition> saved, position;
+  std::shared_ptr<const TableSchema> registered;  // the schema the ids below are for
+  std::optional<envelope::EnvelopeSchemas> schemas;
+  std::int32_t key_id = 0, value_id = 0;
+  LearnedColumns learned;  // from the table's DDL: what its records' schemas need besides its definition
+  std::string stopped;     // why the table stopped in this session; empty: it runs
+  metrics::Counter* records = nullptr;
+};
+
+// One run from reading the saved positions to a stop or a failure; a failure leaves the saved
+// positions as they were, and the next session starts from them.
+class KafkaSource::Session {
+ public:
+  explicit Session(KafkaSource& owner)
+      : owner_(owner),
+        options_(owner.options_),
+        registry_(options_.registry),
+        reader_metrics_(owner.registry_),
+        transactions_(
+            owner.registry_.counter("binberg_source_transactions_total", "Source transactions read from the binlog")
+                .counter()),
+        commits_(owner.registry_
+                     .counter("binberg_source_commits_total",
+                              "Saves of the source positions (Kafka transactions in exactly-once mode)")
+                     .counter()),
+        save_duration_(owner.registry_
+                           .histogram("binberg_source_save_duration_seconds",
+                                      "Time a save blocks the source: every record acknowledged, the Kafka "
+                                      "transaction committed (exactly-once)",
+                                      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5})
+                           .histogram()),
+        pending_(
+            owner.registry_.gauge("binberg_source_pending_records", "Records produced, not yet committed").gauge()),
+        lag_(owner.registry_
+                 .gauge("binberg_source_lag_seconds", "Seconds between a transaction's source commit and its reading")
+                 .gauge()),
+        schema_changes_(owner.registry_
+                            .counter("binberg_source_schema_changes_total",
+                                     "DDL statements on captured tables published to their topics")
+                            .counter()),
+        stopped_(
+            owner.registry_
+                .gauge("binberg_source_stopped_tables", "Tables stopped because the registry refused their new schema")
+                .gauge()) {}
+
+  void run(const std::function<bool()>& stop);
+
+ private:
+  void open();
+  void snapshot(const std::vector<Table*>& tables);
+  void stream(const std::function<bool()>& stop);
+  // False when the table stops here (the registry refused SCHEMA as incompatible). The schemas
+  // carry what the table learned from its DDL (defaults of added NOT NULL columns, earlier names
+  // of renamed ones), so a registry's BACKWARD check accepts those changes.
+  bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
+  // Sends EVENT of the transaction TXN_ID: one record, two for an update of the primary key
+  // (kKeyChangeHeader).
+  void produce(Table& table, const ChangeEvent& event, const std::string& txn_id);
+  // One record; records are held back one per partition, so that the last of a transaction in
+  // each partition can carry its footprint. KEY_CHANGE: the kKeyChangeHeader value, if any.
+  void produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id, const char* key_change);
+  // TXN, a DDL statement: one record in every partition of each captured table it names
+  // (envelope::kSchemaChangeHeader), so that a sink meets it in order with the changes around it.
+  void publish_schema_change(const SourceTransaction& txn, const std::string& txn_id);
+  // RECORD is the next of the transaction in its partition: the one held there before it goes.
+  void hold(kafka::OutgoingRecord record);
+  void begin_transaction_if_needed();
+  // Sends the held records, each with the transaction's footprint: the transaction is complete.
+  void end_transaction();
+  void save();
+  Table* find_table(const std::string& database, const std::string& table);
+
+  KafkaSource& owner_;
+  const KafkaSourceOptions& options_;
+  registry::RegistryClient registry_;
+  capture::SourceReaderMetrics reader_metrics_;
+  metrics::Counter& transactions_;
+  metrics::Counter& commits_;
+  metrics::Histogram& save_duration_;
+  metrics::Gauge& pending_;
+  metrics::Gauge& lag_;
+  metrics::Counter& schema_changes_;
+  metrics::Gauge& stopped_;
+  std::optional<kafka::Producer> producer_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  bool in_transaction_ = false;
+  envelope::Footprint footprint_;  // of the source transaction being produced
+  std::map<envelope::TopicPartition, kafka::OutgoingRecord> held_;
+  bool positions_moved_ = false;  // a position advanced since the last save
+  std::size_t pending_records_ = 0;
+};
+
+KafkaSource::Table* KafkaSource::Session::find_table(const std::string& database, const std::string& table) {
+  for (auto& candidate : tables_) {
+    if (candidate->source.database == database && candidate->source.table == table) return candidate.get();
+  }
+  return nullptr;
+}
+
+void KafkaSource::Session::open() {
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  mysql::require_cdc_ready(connection);
+  const std::string offsets_topic = offsets_topic_of(options_);
+  kafka::create_topic(options_.kafka,
+                      kafka::TopicSpec{offsets_topic, 1, options_.replication_factor, {{"cleanup.policy", "compact"}}});
+  const SavedSource saved = read_saved_source(options_.kafka, offsets_topic, options_.source_name);
+  auto& records = owner_.registry_.counter("binberg_source_records_total", "Change records produced", {"table"});
+  for (const capture::CapturedTable& captured : options_.tables) {
+    auto table = std::make_unique<Table>();
+    table->source = captured;
+    table->topic = change_topic(options_.topic_prefix, captured);
+    table->records = &records.counter({captured.qualified_name()});
+    kafka::create_topic(options_.kafka,
+                        kafka::TopicSpec{table->topic, options_.partitions, options_.replication_factor, {}});
+    table->partitions = kafka::partition_count(options_.kafka, table->topic);
+    if (auto learned = saved.columns.find(captured.qualified_name()); learned != saved.columns.end())
+      table->learned = learned->second;
+    if (auto it = saved.positions.find(captured.qualified_name()); it != saved.positions.end()) {
+      table->saved = table->position = it->second;
+      spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
+    }
+    tables_.push_back(std::move(table));
+  }
+  const kafka::ClientOptions client = with_defaults(
+      options_.kafka,
+      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
+  if (options_.delivery == Delivery::kExactlyOnce) {
+    // init_transactions fences an earlier process of this source and aborts its open transaction.
+    producer_.emplace(
+        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
+  } else {
+    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
+  }
+  std::vector<std::string> topics = {offsets_topic_of(options_)};
+  for (const auto& table : tables_) topics.push_back(table->topic);
+  producer_->learn_topics(topics, std::chrono::seconds(30));
+}
+
+bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema,
+                                          const SourceInfo& where) {
+  if (table.registered == schema) return true;
+  // The reader makes a schema object per table map event: the same shape needs no new registration.
+  if (table.registered && *table.registered == *schema) {
+    table.registered = schema;
+    return true;
+  }
+  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic, table.learned.history(*schema));
+  try {
+    // The value schema first: a refused change must not leave a new key schema behind it.
+    table.value_id = registry_.register_schema(registry::value_subject(table.topic), schemas.value.to_json());
+    if (schemas.key)
+      table.key_id = registry_.register_schema(registry::key_subject(table.topic), schemas.key->to_json());
+  } catch (const registry::RegistryError& error) {
+    if (error.http_status() != 409) throw;
+    table.stopped = fmt::format(
+        "the registry refused the new schema of {} at {}:{} (subject {}): {}. The table stops after {}; the other "
+        "tables go on. Make the change compatible (or change the subject's compatibility) and restart binberg source",
+        table.source.qualified_name(), where.file, where.end_pos, registry::value_subject(table.topic), error.what(),
+        table.position ? table.position->to_string() : "its snapshot");
+    spdlog::error("source: {}", table.stopped);
+    owner_.stats_.stopped_tables.push_back(table.source.qualified_name());
+    stopped_.add(1);
+    return false;
+  }
+  table.schemas = std::move(schemas);
+  table.registered = schema;
+  return true;
+}
+
+void KafkaSource::Session::produce(Table& table, const ChangeEvent& event, const std::string& txn_id) {
+  if (!ensure_schemas(table, event.schema, event.source)) return;
+  const TableSchema& schema = *event.schema;
+  if (event.op == Op::kUpdate && !schema.primary_key.empty() &&
+      primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
+    ChangeEvent old_key = event, new_key = event;
+    old_key.op = Op::kDelete;
+    old_key.after.reset();
+    new_key.op = Op::kCreate;
+    new_key.before.reset();
+    produce_record(table, old_key, txn_id, "old");
+    produce_record(table, new_key, txn_id, "new");
+  } else {
+    produce_record(table, event, txn_id, nullptr);
+  }
+}
+
+void KafkaSource::Session::begin_transaction_if_needed() {
+  if (options_.delivery == Delivery::kExactlyOnce && !in_transaction_) {
+    producer_->begin_transaction();
+    in_transaction_ = true;
+  }
+}
+
+void KafkaSource::Session::hold(kafka::OutgoingRecord record) {
+  const envelope::TopicPartition partition{record.topic, *record.partition};
+  ++footprint_[partition];
+  if (auto held = held_.find(partition); held != held_.end()) {
+    producer_->send(held->second);
+    held->second = std::move(record);
+  } else {
+    held_.emplace(partition, std::move(record));
+  }
+  ++owner_.stats_.records;
+  ++pending_records_;
+}
+
+void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id,
+                                          const char* key_change) {
+  begin_transaction_if_needed();
+  const TableSchema& schema = *event.schema;
+  kafka::OutgoingRecord record;
+  record.topic = table.topic;
+  if (table.schemas->key) {
+    const RowImage key = primary_key_of(event);
+    record.key = avro::encode_wire_message(table.key_id, *table.schemas->key, envelope::key_datum(schema, key));
+    record.partition = kafka::partition_for_key(*record.key, table.partitions);
+  } else {
+    record.partition = 0;  // no key to keep a row's changes in order: one partition keeps them all in order
+  }
+  record.value = avro::encode_wire_message(table.value_id, table.schemas->value,
+                                           envelope::envelope_datum(event, options_.topic_prefix, unix_millis()));
+  // Drills: poison bytes in the stream (a magic byte no Confluent decoder reads), never one half of a
+  // primary-key update (their halves are joined again only when both decode).
+  if (key_change == nullptr && failpoint::hit("kafka_source.poison_value")) (*record.value)[0] = '\x01';
+  record.headers = {
+      kafka::Header{std::string(envelope::kEventIdHeader), event.event_id},
+      kafka::Header{std::string(envelope::kPositionHeader),
+                    fmt::format("{} {}:{}", event.source.gtid, event.source.file, event.source.end_pos)},
+      kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
+  };
+  if (key_change != nullptr)
+    record.headers.push_back(kafka::Header{std::string(envelope::kKeyChangeHeader), key_change});
+  hold(std::move(record));
+  table.records->add();
+}
+
+void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, const std::string& txn_id) {
+  const SchemaChange& change = *txn.schema_change;
+  const std::string where = fmt::format("{}:{} (transaction {})", txn.file, txn.end_pos, txn_id);
+  mysql::DdlStatement ddl;
+  try {
+    ddl = mysql::parse_ddl(change.statement, change.database);
+  } catch (const Error& error) {
+    fail("binlog {}: {}", where, error.what());
+  }
+  std::optional<mysql::Connection> connection;
+  std::set<Table*> published;
+  for (const mysql::DdlTable& named : ddl.tables) {
+    Table* table = find_table(named.database, named.table);
+    if (table == nullptr || !table->stopped.empty() || table->position->contains(txn) ||
+        !published.insert(table).second)
+      continue;
+    tables::PublishedSchemaChange published_change{change.database, change.statement, nullptr};
+    if (ddl.kind == mysql::DdlStatement::Kind::kAlterTable) {
+      if (!connection) connection.emplace(mysql::Connection::open(options_.source));
+      published_change.now = mysql::find_table_schema(*connection, table->source.database, table->source.table);
+      table->learned.learn(ddl, table->registered.get());
+    }
+    const std::string json = published_change.to_json();
+    begin_transaction_if_needed();
+    for (std::int32_t partition = 0; partition < table->partitions; ++partition) {
+      hold(kafka::OutgoingRecord{table->topic,
+                                 partition,
+                                 std::nullopt,
+                                 std::nullopt,
+                                 {kafka::Header{std::string(envelope::kPositionHeader),
+                                                fmt::format("{} {}:{}", txn.gtid, txn.file, txn.end_pos)},
+                                  kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
+                                  kafka::Header{std::string(envelope::kSchemaChangeHeader), json}}});
+    }
+    schema_changes_.add();
+    spdlog::info("source: table {}: schema change at {} published: {}", table->source.qualified_name(), where,
+                 change.statement.substr(0, 300));
+  }
+}
+
+void KafkaSource::Session::end_transaction() {
+  if (footprint_.empty()) return;
+  const std::string footprint = envelope::format_footprint(footprint_);
+  for (auto& [partition, record] : held_) {
+    record.headers.push_back(kafka::Header{std::string(envelope::kTransactionEndHeader), footprint});
+    producer_->send(record);
+  }
+  held_.clear();
+  footprint_.clear();
+}
+
+// Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
+// At-least-once: after every record before it is acknowledged.
+void KafkaSource::Session::save() {
+  SavedSource saved;
+  for (const auto& table : tables_) {
+    if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
+    if (!table->learned.empty()) saved.columns[table->source.qualified_name()] = table->learned;
+  }
+  const kafka::OutgoingRecord record{
+      offsets_topic_of(options_), 0, options_.source_name, saved_record(options_.source_name, saved), {}};
+  failpoint::hit("kafka_source.before_save");
+  const auto started = Clock::now();
+  if (options_.delivery == Delivery::kExactlyOnce) {
+    if (!in_transaction_) producer_->begin_transaction();
+    producer_->send(record);
+    producer_->commit_transaction();
+    in_transaction_ = false;
+  } else {
+    producer_->flush(kFlushTimeout);
+    failpoint::hit("kafka_source.after_flush");
+    producer_->send(record);
+    producer_->flush(kFlushTimeout);
+  }
+  failpoint::hit("kafka_source.after_save");
+  const std::chrono::duration<double> took = Clock::now() - started;
+  save_duration_.observe(took.count());
+  spdlog::debug("source: saved {} records in {:.1f} ms", pending_records_, took.count() * 1000);
+  for (auto& table : tables_) table->saved = table->position;
+  ++owner_.stats_.commits;
+  commits_.add();
+  positions_moved_ = false;
+  pending_records_ = 0;
+  pending_.set(0);
+}
+
+// One consistent snapshot of the tables with no saved position, saved with its position.
+void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
+  std::vector<mysql::TableName> names;
+  for (Table* table : tables) names.push_back(mysql::TableName{table->source.database, table->source.table});
+  auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
+  const capture::SourcePosition position{source.position().binlog, source.position().gtid};
+  spdlog::info("source: snapshot of {} tables at {}", tables.size(), position.to_string());
+  const std::string snapshot_id = "snapshot:" + position.binlog.to_string();
+  auto last_progress = Clock::now();
+  for (;;) {
+    const std::vector<ChangeEvent> chunk = source.next_chunk();
+    if (chunk.empty()) break;
+    Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
+    for (const ChangeEvent& event : chunk) produce(table, event, snapshot_id);
+    owner_.stats_.snapshot_rows += chunk.size();
+    if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
+      spdlog::info("source: snapshot: {} rows read, now {}", source.rows_read(), table.source.qualified_name());
+      last_progress = Clock::now();
+    }
+  }
+  end_transaction();  // the snapshot is one transaction
+  for (Table* table : tables) {
+    if (table->stopped.empty()) table->position = position;
+  }
+  save();
+  spdlog::info("source: snapshot saved: {} rows", source.rows_read());
+}
+
+void KafkaSource::Session::stream(const std::function<bool()>& stop) {
+  std::optional<capture::SourcePosition> start;
+  for (const auto& table : tables_) {
+    if (table->position && (!start || capture::compare_binlog(table->position->binlog, start->binlog) < 0)) {
+      start = table->position;
+    }
+  }
+  if (!start) return;  // every table stopped in its snapshot
+  mysql::Connection connection = mysql::Connection::open(options_.source);
+  mysql::require_position_available(connection, start->binlog);
+  mysql::StreamOptions stream;
+  stream.connection = options_.source;
+  stream.server_id = options_.server_id;
+  stream.start_position = start->binlog;
+  stream.blocking = true;
+  stream.heartbeat = options_.heartbeat;
+  capture::SourceReader source(stream, mysql::CharsetNames::load(connection), options_.reader, reader_metrics_);
+  spdlog::info("source: streaming {} tables from {} ({})", tables_.size(), start->to_string(),
+               options_.delivery == Delivery::kExactlyOnce ? "exactly-once" : "at-least-once");
+
+  capture::SourcePosition read_position = *start;
+  std::shared_ptr<const SourceTransaction> in_flight;
+  auto last_save = Clock::now();
+  for (;;) {
+    if (!in_flight && stop()) break;  // stops fall between transactions only
+    std::optional<capture::TransactionBatch> batch = source.next(options_.heartbeat);
+    if (batch && batch->txn) {
+      const SourceTransaction& txn = *batch->txn;
+      if (in_flight != batch->txn) {
+        if (in_flight) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight->gtid);
+        ++owner_.stats_.transactions;
+        transactions_.add();
+        lag_.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
+      }
+      in_flight = batch->txn;
+      for (const ChangeEvent& event : batch->events) {
+        Table* table = find_table(event.source.database, event.source.table);
+        if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
+        produce(*table, event, txn.id());
+      }
+      pending_.set(static_cast<double>(pending_records_));
+      if (!batch->last) continue;
+      if (txn.schema_change) publish_schema_change(txn, txn.id());  // DDL carries no rows
+      end_transaction();
+      capture::SourcePosition after = read_position;
+      after.binlog = batch->position;
+      if (!txn.gtid.empty()) {
+        const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
+        if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
+      }
+      for (auto& table : tables_) {
+        if (!table->stopped.empty() || table->position->contains(txn)) continue;
+        table->position = after;
+        positions_moved_ = true;
+      }
+      read_position = std::move(after);
+      in_flight.reset();
+    }
+    const auto since = Clock::now() - last_save;
+    const bool due = pending_records_ >= options_.commit.max_events ||
+                     (pending_records_ > 0 && since >= options_.commit.interval) ||
+                     (positions_moved_ && since >= options_.commit.idle_position_interval);
+    if (!in_flight && due) {
+      save();
+      last_save = Clock::now();
+    }
+  }
+  if (pending_records_ > 0 || positions_moved_) save();  // a graceful stop saves what it produced
+  spdlog::info("source: stopped at {}", read_position.to_string());
+}
+
+void KafkaSource::Session::run(const std::function<bool()>& stop) {
+  open();
+  std::vector<Table*> new_tables;
+  for (auto& table : tables_) {
+    if (!table->position) new_tables.push_back(table.get());
+  }
+  if (!new_tables.empty()) snapshot(new_tables);
+  if (stop()) return;
+  stream(stop);
+}
+
+KafkaSource::KafkaSource(KafkaSourceOptions options)
+    : options_(std::move(options)),
+      own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
+      registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_) {
+  if (options_.tables.empty()) throw ConfigError("source: no tables to capture");
+  if (options_.server_id == 0) throw ConfigError("source: server_id must be set (a replica id unique on the source)");
+  if (options_.kafka.bootstrap_servers.empty()) throw ConfigError("source: [kafka] bootstrap_servers is required");
+  if (options_.registry.url.empty()) throw ConfigError("source: [registry] url is required");
+  if (options_.source_name.empty()) throw ConfigError("source: the source name must not be empty");
+}
+
+KafkaSource::~KafkaSource() = default;
+
+void KafkaSource::run(const std::function<bool()>& stop) {
+  auto& restarts =
+      registry_.counter("binberg_source_restarts_total", "Sessions that failed and started over").counter();
+  std::uint32_t failures = 0;
+  auto backoff = options_.first_retry_backoff;
+  for (;;) {
+    const std::uint64_t commits_before = stats_.commits;
+    stats_.stopped_tables.clear();
+    try {
+      Session(*this).run(stop);
+      return;
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& error) {
+      if (stats_.commits > commits_before) {  // the session got somewhere: start the count again
+        failures = 0;
+        backoff = options_.first_retry_backoff;
+      }
+      ++failures;
+      ++stats_.restarts;
+      restarts.add();
+      if (options_.max_consecutive_failures != 0 && failures >= options_.max_consecutive_failures) throw;
+      spdlog::warn("source: {}; starting over from the saved positions in {} ms", error.what(), backoff.count());
+    }
+    for (auto waited = std::chrono::milliseconds(0); waited < backoff; waited += std::chrono::milliseconds(100)) {
+      if (stop()) return;  // nothing to save: the failed session's records were not committed
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    backoff = std::min(backoff * 2, options_.max_retry_backoff);
+  }
+}
+
+}  // namespace binberg::publish

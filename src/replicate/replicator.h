@@ -1,0 +1,129 @@
+#pragma once
+
+// Path A: binlog -> Iceberg, exactly once.
+//
+// For each captured source table `T`, two Iceberg tables: `T` (current state, keyed upsert on the
+// source primary key) and `T_changelog` (append-only history). A table without a primary key gets
+// the changelog only.
+//
+// The commit protocol and the invariants it keeps (docs/architecture.md):
+//   1. Whole transactions: changes are applied to the writers in source order, a transaction's
+//      batches one after another, and a commit is cut only between transactions (a stop request
+//      waits for the transaction in flight to end), so no snapshot holds part of a transaction.
+//   2. Atomic visibility: every Iceberg table a commit touches moves in one catalog transaction
+//      (commit_tables), so a transaction spanning tables becomes visible everywhere at once.
+//   3. The position is in the data: each snapshot's summary records the source position after
+//      the last transaction it contains (SourcePosition). A restart reads it back from the tables
+//      themselves, streams from the smallest, and skips in each table what it already holds — so
+//      nothing is applied twice and nothing is skipped.
+//   4. Monotonic states: transactions are applied in binlog order and a table's position only
+//      grows, so no snapshot shows a row state older than an earlier snapshot showed.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capture/captured_table.h"
+#include "capture/source_position.h"
+#include "capture/source_reader.h"
+#include "core/source_transaction.h"
+#include "iceberg/catalog.h"
+#include "iceberg/table_writer.h"
+#include "metrics/metrics.h"
+#include "mysql/connection.h"
+#include "replicate/replicator_metrics.h"
+#include "tables/schema_change.h"
+#include "tables/table_mapping.h"
+
+namespace binberg::replicate {
+
+struct ReplicatorOptions {
+  mysql::ConnectionOptions source;
+  std::uint32_t server_id = 0;  // replica id towards the source; unique among its replicas
+  std::vector<capture::CapturedTable> tables;
+  std::string iceberg_namespace;  // empty: each table's source database
+  std::string changelog_suffix = "_changelog";
+  capture::CommitPolicy commit;
+  iceberg::TableWriterOptions writer;  // writer.writer_id goes into every snapshot summary
+  std::size_t snapshot_chunk_rows = 10'000;
+  std::chrono::milliseconds heartbeat{250};
+  metrics::Registry* metrics = nullptr;  // where to export metrics (none: kept internally)
+  // Memory: the binlog reader's transaction buffer (spooled beyond it) and queue. The writers'
+  // buffers are writer.max_buffered_bytes each (two per table with a primary key, one without).
+  capture::SourceReaderOptions reader;
+  // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
+  // GTID (or binlog file:pos without GTIDs).
+  std::vector<std::string> accepted_schema_changes;
+  std::uint32_t max_consecutive_conflicts = 10;
+};
+
+struct ReplicatorStats {
+  std::uint64_t transactions = 0;          // read from the binlog
+  std::uint64_t events = 0;                // row events applied to captured tables
+  std::uint64_t skipped_transactions = 0;  // already in every table they touch (restart)
+  std::uint64_t snapshot_rows = 0;
+  std::uint64_t commits = 0;
+  std::uint64_t commit_conflicts = 0;      // commits lost to another writer, each followed by a reopen
+  std::int64_t last_commit_ms = 0;         // duration of the last catalog commit
+  std::int64_t last_source_commit_ms = 0;  // source commit time of the last transaction committed
+  std::string position;                    // last committed position, for logs
+};
+
+class Replicator {
+ public:
+  Replicator(ReplicatorOptions options, iceberg::Catalog& catalog);
+  ~Replicator();
+
+  // Creates the Iceberg tables that are missing, snapshots the source tables the Iceberg tables
+  // have no position for yet, then streams until STOP returns true (checked between transactions
+  // and at least every heartbeat), commits what is pending and returns.
+  //
+  // A commit that loses its catalog swap to another writer of a table (compaction, snapshot
+  // expiry) is not an error: nothing of it was published, so every table is reopened from the
+  // catalog and streaming resumes from the positions the tables record, as after a restart.
+  // max_consecutive_conflicts in a row without a commit in between end the run with the conflict.
+  void run(const std::function<bool()>& stop);
+
+  const ReplicatorStats& stats() const { return stats_; }
+
+ private:
+  struct Table;
+
+  // One run from opening the tables to STOP, or to a CommitConflict.
+  void run_session(const std::function<bool()>& stop);
+  void open_tables();
+  void snapshot(const std::vector<Table*>& tables);
+  // EVENTS of TXN, the next of its batches; FIRST on its first batch.
+  void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first);
+  void finish(const SourceTransaction& txn);
+  void apply_schema_change(const SourceTransaction& txn, const capture::SourcePosition& before,
+                           const capture::SourcePosition& after);
+  // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
+  const tables::RowMapping& mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema);
+  void commit(const capture::SourcePosition& position, bool all_tables);
+  // SUMMARIES: one per writer. Returns the time the prepare and catalog transaction took.
+  std::chrono::milliseconds commit_writers(const std::vector<iceberg::TableWriter*>& writers,
+                                           const std::string& commit_id,
+                                           const std::vector<std::map<std::string, std::string>>& summaries);
+  Table* find_table(const std::string& database, const std::string& table);
+
+  ReplicatorOptions options_;
+  iceberg::Catalog& catalog_;
+  std::unique_ptr<metrics::Registry> own_registry_;  // when the options give none
+  ReplicatorMetrics metrics_;
+  capture::SourceReaderMetrics reader_metrics_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  ReplicatorStats stats_;
+  std::size_t pending_events_ = 0;
+  std::int64_t pending_source_commit_ms_ = 0;
+  // Of the transaction being applied: did it touch a captured table, and apply anything to one.
+  bool txn_captured_ = false, txn_applied_ = false;
+};
+
+}  // namespace binberg::replicate

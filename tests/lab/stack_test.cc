@@ -1,0 +1,44 @@
+// The stack started by the `services` fixture: every service answers on loopback, and the file
+// holding its credentials is readable by its owner only.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sys/stat.h>
+
+#include <memory>
+
+#include "support/test_services.h"
+
+namespace binberg::lab {
+namespace {
+
+TEST(StackTest, EndpointsAreLoopbackOnlyAndCredentialsPrivate) {
+  const auto& stack = testing::stack();
+  EXPECT_EQ(stack.mariadb().host, "127.0.0.1");
+  EXPECT_EQ(stack.postgres().host, "127.0.0.1");
+  EXPECT_EQ(stack.kafka_bootstrap_servers().rfind("127.0.0.1:", 0), 0u);
+  EXPECT_EQ(stack.registry_url().rfind("http://127.0.0.1:", 0), 0u);
+  struct stat info {};
+  ASSERT_EQ(::stat((stack.dir + "/services.json").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
+TEST(StackTest, PostgresAcceptsThePasswordAndRunsSql) {
+  const auto& pg = testing::stack().postgres();
+  const std::string conninfo = fmt::format("host={} port={} dbname={} user={} password={} connect_timeout=10", pg.host,
+                                           pg.port, pg.database, pg.user, pg.password);
+  std::unique_ptr<PGconn, decltype(&PQfinish)> connection(PQconnectdb(conninfo.c_str()), &PQfinish);
+  ASSERT_EQ(PQstatus(connection.get()), CONNECTION_OK) << PQerrorMessage(connection.get());
+  std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection.get(), "SELECT 40 + 2"), &PQclear);
+  ASSERT_EQ(PQresultStatus(result.get()), PGRES_TUPLES_OK) << PQerrorMessage(connection.get());
+  EXPECT_STREQ(PQgetvalue(result.get(), 0, 0), "42");
+
+  const std::string wrong = fmt::format("host={} port={} dbname={} user={} password=wrong connect_timeout=10", pg.host,
+                                        pg.port, pg.database, pg.user);
+  std::unique_ptr<PGconn, decltype(&PQfinish)> rejected(PQconnectdb(wrong.c_str()), &PQfinish);
+  EXPECT_NE(PQstatus(rejected.get()), CONNECTION_OK) << "scram-sha-256 auth must reject a wrong password";
+}
+
+}  // namespace
+}  // namespace binberg::lab
