@@ -1,0 +1,1 @@
+#include "high/high.h"  // upward: low does not depend on high
