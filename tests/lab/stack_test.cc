@@ -40,5 +40,16 @@ TEST(StackTest, PostgresAcceptsThePasswordAndRunsSql) {
   EXPECT_NE(PQstatus(rejected.get()), CONNECTION_OK) << "scram-sha-256 auth must reject a wrong password";
 }
 
+// The binary runs the stack's script without the source tree: from another directory, with
+// BINBERG_HOME pointing nowhere, `binberg services status` reports the running stack.
+TEST(StackTest, TheBinaryManagesTheStackWithoutTheSourceTree) {
+  const std::string out = testing::run_command(
+      fmt::format("cd / && env -u BINBERG_SERVICES_DIR BINBERG_HOME=/nonexistent {} services status --dir {}",
+                  BINBERG_CLI, testing::stack().dir));
+  for (const char* service : {"mariadb", "postgres", "kafka", "registry"}) {
+    EXPECT_NE(out.find(fmt::format("{}: running", service)), std::string::npos) << out;
+  }
+}
+
 }  // namespace
 }  // namespace binberg::lab
