@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "mysql/connection.h"
 #include "support/test_services.h"
 
 namespace binberg::lab {
@@ -49,6 +50,24 @@ TEST(StackTest, TheBinaryManagesTheStackWithoutTheSourceTree) {
   for (const char* service : {"mariadb", "postgres", "kafka", "registry"}) {
     EXPECT_NE(out.find(fmt::format("{}: running", service)), std::string::npos) << out;
   }
+}
+
+// binberg reads the binlog, and so does every replica: the users the stack makes (with their
+// passwords) must not be in it.
+TEST(StackTest, TheUsersPasswordsAreNotInTheBinlog) {
+  const auto& mariadb = testing::stack().mariadb();
+  mysql::Connection db = mysql::Connection::open(testing::mariadb_admin_options());
+  std::size_t events = 0;
+  for (const auto& log : db.query("SHOW BINARY LOGS").rows) {
+    for (const auto& event : db.query(fmt::format("SHOW BINLOG EVENTS IN '{}'", db.escape(*log[0]))).rows) {
+      const std::string info = event.back().value_or("");
+      ++events;
+      EXPECT_EQ(info.find(mariadb.password), std::string::npos) << info;
+      EXPECT_EQ(info.find(mariadb.replication_password), std::string::npos) << info;
+      EXPECT_EQ(info.find("IDENTIFIED"), std::string::npos) << info;
+    }
+  }
+  EXPECT_GT(events, 0u) << "the binlog was read";
 }
 
 }  // namespace
