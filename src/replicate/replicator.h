@@ -106,7 +106,11 @@ class Replicator {
                            const capture::SourcePosition& after);
   // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
   const tables::RowMapping& mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema);
-  void commit(const capture::SourcePosition& position, bool all_tables);
+  // Which tables a commit moves: those with changes (and those whose position is due, see
+  // CommitPolicy::idle_position_interval), or every table (a graceful stop's savepoint).
+  enum class CommitScope { kChangedTables, kAllTables };
+  // Commits at POSITION, which must be between transactions (invariant 1: asserted).
+  void commit(const capture::SourcePosition& position, CommitScope scope);
   // SUMMARIES: one per writer. Returns the time the prepare and catalog transaction took.
   std::chrono::milliseconds commit_writers(const std::vector<iceberg::TableWriter*>& writers,
                                            const std::string& commit_id,
@@ -124,6 +128,9 @@ class Replicator {
   std::int64_t pending_source_commit_ms_ = 0;
   // Of the transaction being applied: did it touch a captured table, and apply anything to one.
   bool txn_captured_ = false, txn_applied_ = false;
+  // The transaction whose batches are arriving (null between transactions): no commit may be cut
+  // while it is set, or a snapshot would hold part of it (invariant 1).
+  std::shared_ptr<const SourceTransaction> in_flight_;
 };
 
 }  // namespace binberg::replicate

@@ -68,7 +68,7 @@ address = "127.0.0.1:0"
     stop_replicate(SIGKILL);
     db_.execute("DROP TABLE IF EXISTS " + orders_);
     db_.execute("DROP TABLE IF EXISTS " + lines_);
-    db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders", prefix_));
+    db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders, {0}_ledger", prefix_));
   }
 
   // Starts `binberg replicate`; FAILPOINTS (BINBERG_FAILPOINTS syntax) are armed in it.
@@ -198,7 +198,8 @@ address = "127.0.0.1:0"
   // Over every intermediate snapshot of the changelogs of TABLES: each snapshot adds whole source
   // transactions only (every event of a GTID arrives in one snapshot, never split or repeated),
   // and a transaction over several tables arrives in all of them in the same commit.
-  void expect_every_snapshot_holds_whole_transactions(const std::vector<std::string>& tables) {
+  void expect_every_snapshot_holds_whole_transactions(const std::vector<std::string>& tables,
+                                                      std::size_t min_snapshots = 21) {
     const auto catalog = iceberg::open_catalog(catalog_options());
     const auto& database = binberg::testing::stack().mariadb().database;
     std::map<std::string, std::string> commit_of_gtid;  // GTID -> commit id that first held it
@@ -240,8 +241,28 @@ address = "127.0.0.1:0"
         ++checked_snapshots;
       }
     }
-    EXPECT_GT(checked_snapshots, 20u) << "too few snapshots to check";
+    EXPECT_GE(checked_snapshots, min_snapshots) << "too few snapshots to check";
     std::cout << "checked " << checked_snapshots << " snapshots, " << checked_transactions << " transactions\n";
+  }
+
+  // Over every snapshot of current-state table TABLE: the sum of COLUMN is TOTAL. A transfer
+  // workload keeps it in the source at every commit, so any snapshot holding part of a
+  // transaction, or a lost or repeated change, breaks it.
+  void expect_every_snapshot_sums_to(const std::string& table, const std::string& column_name, std::int64_t total) {
+    const auto catalog = iceberg::open_catalog(catalog_options());
+    const auto& database = binberg::testing::stack().mariadb().database;
+    const iceberg::LoadedTable state = catalog->load_table(iceberg::TableIdentifier{database, table});
+    const iceberg::Schema& schema = state.metadata.current_schema();
+    const std::size_t summed = column(schema, column_name);
+    for (const auto& entry : state.metadata.snapshot_log) {
+      std::int64_t sum = 0;
+      iceberg::scan_rows(
+          iceberg::plan_scan(state.metadata, entry.snapshot_id), schema,
+          [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) { sum += integer(row[summed]); });
+      EXPECT_EQ(sum, total) << table << ": snapshot " << entry.snapshot_id << " ("
+                            << state.metadata.find_snapshot(entry.snapshot_id)->summary.at("binberg.commit-id")
+                            << ") holds part of a transfer";
+    }
   }
 
   // Over every snapshot of current-state table TABLE: no key's state moves backwards (its
@@ -386,6 +407,46 @@ TEST_F(ReplicateTest, CrashAtEveryCommitPointResumesExactlyOnce) {
   expect_equal(report);
   expect_history_is_monotonic(orders_);
   expect_history_is_monotonic(lines_);
+}
+
+// A transaction arrives in batches; when the reader pauses between two of them (a slow decode of
+// a wide or spilled transaction), the commit interval passes with the transaction half applied.
+// No commit may be cut there: every snapshot must hold whole transfers (the ledger's sum is
+// constant in each), and a crash right after a commit must not make the restart apply part of a
+// transaction twice.
+TEST_F(ReplicateTest, AReaderPauseInsideATransactionNeverCutsACommitThere) {
+  const std::string ledger = prefix_ + "_ledger";
+  constexpr int kAccounts = 6000, kBalance = 1000;  // three reader batches (2,048 events each) per transfer
+  db_.execute(fmt::format("CREATE TABLE {} (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)", ledger));
+  db_.execute(fmt::format("INSERT INTO {} SELECT seq, {} FROM seq_1_to_{}", ledger, kBalance, kAccounts));
+  std::ofstream(config_) << binberg::testing::source_config(5000 + ::getpid() % 10000, prefix_ + "_", dir_.path())
+                         << "\n[commit]\ninterval_ms = 100\n";
+  const auto transfer = [&](int amount) {
+    // Half the accounts give AMOUNT, the other half take it: one transaction, one event per account.
+    db_.execute("START TRANSACTION");
+    db_.execute(fmt::format("UPDATE {} SET balance = balance - {} WHERE id <= {}", ledger, amount, kAccounts / 2));
+    db_.execute(fmt::format("UPDATE {} SET balance = balance + {} WHERE id > {}", ledger, amount, kAccounts / 2));
+    db_.execute("COMMIT");
+  };
+
+  start_replicate("source.between_batches=delay(600)");
+  wait_for_log("committed: ");  // the initial copy
+  for (int amount = 1; amount <= 4; ++amount) transfer(amount);
+  expect_equal(reconcile(), 3);
+  EXPECT_EQ(stop_replicate(SIGTERM), 0);
+
+  // The same pause with a crash right after the first commit of the stream; then a clean restart.
+  start_replicate("source.between_batches=delay(600);pipeline.after_commit=crash");
+  for (int amount = 5; amount <= 6; ++amount) transfer(amount);
+  ASSERT_EQ(wait_for_exit(30s), -SIGKILL) << "replicate did not crash after its first commit";
+  start_replicate();
+  transfer(7);
+  expect_equal(reconcile(), 3);
+  EXPECT_EQ(stop_replicate(SIGTERM), 0);
+
+  expect_every_snapshot_sums_to(ledger, "balance", std::int64_t{kAccounts} * kBalance);
+  expect_every_snapshot_holds_whole_transactions({ledger}, 4);
+  expect_history_is_monotonic(ledger);
 }
 
 // The Prometheus endpoint counts exactly what was applied: the generator's row events by table
