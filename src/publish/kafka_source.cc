@@ -222,6 +222,20 @@ void KafkaSource::Session::open() {
   const std::string offsets_topic = offsets_topic_of(options_);
   kafka::create_topic(options_.kafka,
                       kafka::TopicSpec{offsets_topic, 1, options_.replication_factor, {{"cleanup.policy", "compact"}}});
+  // Fence first, then read (exactly-once): init_transactions fences an earlier process of this
+  // source and aborts its open transaction. Read before it, the positions could be older than a
+  // save that stalled process commits in between, and its records would be produced again.
+  failpoint::hit("kafka_source.before_fence");
+  const kafka::ClientOptions client = with_defaults(
+      options_.kafka,
+      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
+  if (options_.delivery == Delivery::kExactlyOnce) {
+    producer_.emplace(
+        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
+  } else {
+    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
+  }
+  failpoint::hit("kafka_source.before_read_positions");
   const SavedSource saved = read_saved_source(options_.kafka, offsets_topic, options_.source_name);
   auto& records = owner_.registry_.counter("binberg_source_records_total", "Change records produced", {"table"});
   for (const capture::CapturedTable& captured : options_.tables) {
@@ -239,16 +253,6 @@ void KafkaSource::Session::open() {
       spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
     }
     tables_.push_back(std::move(table));
-  }
-  const kafka::ClientOptions client = with_defaults(
-      options_.kafka,
-      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
-  if (options_.delivery == Delivery::kExactlyOnce) {
-    // init_transactions fences an earlier process of this source and aborts its open transaction.
-    producer_.emplace(
-        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
-  } else {
-    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
   }
   std::vector<std::string> topics = {offsets_topic_of(options_)};
   for (const auto& table : tables_) topics.push_back(table->topic);
@@ -575,6 +579,10 @@ void KafkaSource::run(const std::function<bool()>& stop) {
       return;
     } catch (const ConfigError&) {
       throw;
+    } catch (const kafka::ProducerFenced& fenced) {
+      // Another process of this source took over; starting over would fence it in turn.
+      throw Error(
+          fmt::format("source {}: {}. This process stops; the other goes on", options_.source_name, fenced.what()));
     } catch (const Error& error) {
       if (stats_.commits > commits_before) {  // the session got somewhere: start the count again
         failures = 0;

@@ -573,6 +573,42 @@ TEST_F(PathBTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, written.events), 0u) << "exactly-once repeated records";
 }
 
+// A new source process must fence its predecessor before it reads the saved positions: a
+// predecessor stalled inside a save could otherwise commit that save after the new one read the
+// older position, and the new one would produce those records again. The old process stalls in
+// its commit; the new one starts meanwhile and waits at each point of its start in turn.
+TEST_F(PathBTest, ANewSourceFencesItsPredecessorBeforeReadingItsPositions) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  std::uint64_t events = 0;
+  std::string last_gtid;
+  int seed = 80;
+  for (const char* new_source_waits : {"kafka_source.before_fence", "kafka_source.before_read_positions"}) {
+    SCOPED_TRACE(new_source_waits);
+    const auto log = dir_.path() / "source.log";
+    source_.stop(SIGTERM);
+    // The predecessor: its first commit stalls 10 s, and it dies right after a save goes through.
+    start_reading(source_, "kafka.before_commit_transaction=delay(10000)#1;kafka_source.after_save=crash");
+    const std::size_t stalls = binberg::testing::count_log_lines(log, "kafka.before_commit_transaction fired");
+    const nlohmann::json written = workload(++seed, 1000);
+    events += written["events"]["total"].get<std::uint64_t>();
+    last_gtid = written["last_gtid"].get<std::string>();
+    for (int attempt = 0;
+         attempt < 600 && binberg::testing::count_log_lines(log, "kafka.before_commit_transaction fired") == stalls;
+         ++attempt) {
+      std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_GT(binberg::testing::count_log_lines(log, "kafka.before_commit_transaction fired"), stalls)
+        << binberg::testing::log_tail(log);
+    binberg::testing::ChildProcess successor;
+    successor.start({BINBERG_CLI, "source", "--config", config_}, dir_.path() / "successor.log",
+                    {{"BINBERG_FAILPOINTS", std::string(new_source_waits) + "=delay(15000)"}});
+    EXPECT_TRUE(source_.wait_for_exit(60s).has_value()) << "the predecessor ended (fenced, or crashed after its save)";
+    wait_for_saved(last_gtid);
+    EXPECT_EQ(successor.stop(SIGTERM), 0) << binberg::testing::log_tail(dir_.path() / "successor.log");
+  }
+  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, events), 0u) << "exactly-once repeated records";
+}
+
 // At-least-once: a crash after the records were acknowledged but before their position was saved
 // makes the next start produce them again — repeated, never lost.
 TEST_F(PathBTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
