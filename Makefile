@@ -26,8 +26,9 @@ $(SANITIZE_DIR)/build.ninja:
 build: $(RELEASE_DIR)/build.ninja
 	cmake --build $(RELEASE_DIR)
 
+# Only the unit tests run under the sanitizers, so only they are built there.
 build-sanitize: $(SANITIZE_DIR)/build.ninja
-	cmake --build $(SANITIZE_DIR)
+	cmake --build $(SANITIZE_DIR) --target unit_tests
 
 test: unit-test integration-test
 
