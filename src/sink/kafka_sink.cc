@@ -563,8 +563,8 @@ void KafkaSink::Session::open_writers(Table& table, const std::shared_ptr<const 
   const std::string ns = options_.iceberg_namespace.empty() ? schema->database : options_.iceberg_namespace;
   std::map<std::string, std::string> properties = {{tables::kSinkTopicProperty, table.topic}};
   if (table.rebuild) properties[tables::kSinkRebuildOfProperty] = table.rebuild->original_changelog.to_string();
-  tables::TablePair pair =
-      tables::open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema, properties);
+  tables::TablePair pair = tables::open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix,
+                                                   schema, options_.types, properties);
   // The writers commit on top of what they load now: it must be what the offsets were read from,
   // or another writer moved the table since (and this session would apply its records again).
   const iceberg::Snapshot* now = pair.changelog->metadata.current_snapshot();
@@ -944,7 +944,8 @@ void KafkaSink::Session::apply_schema_change(Table& table) {
     const bool accepted = std::find(accepted_ones.begin(), accepted_ones.end(), met.txn) != accepted_ones.end();
     tables::EvolvedTables evolved;
     try {
-      evolved = tables::evolve_tables(ddl, *table.schema, now, accepted, table.state.get(), *table.changelog);
+      evolved =
+          tables::evolve_tables(ddl, *table.schema, now, accepted, options_.types, table.state.get(), *table.changelog);
     } catch (const tables::SchemaChangeRefused& error) {
       throw refuse(error.what());
     }

@@ -63,6 +63,7 @@
 #include "metrics/metrics.h"
 #include "registry/registry_client.h"
 #include "tables/snapshot_properties.h"
+#include "tables/table_mapping.h"
 
 namespace binberg::sink {
 
@@ -115,6 +116,8 @@ struct KafkaSinkOptions {
   // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
   // source transaction (GTID, else <file>:<pos>), as `binberg sink --accept-schema-change`.
   std::vector<std::string> accepted_schema_changes;
+  // [types]: what the tables created get for source types with no exact Iceberg type.
+  tables::TypeMapping types;
 };
 
 struct KafkaSinkStats {
