@@ -424,6 +424,7 @@ TEST_F(ReplicateTest, MetricsCountTheEventsApplied) {
   EXPECT_GE(sample_sum(body, "binberg_replicate_transactions_total"), summary["transactions"].get<double>());
   EXPECT_GT(sample_sum(body, "binberg_replicate_bytes_written_total"), 0);
   EXPECT_EQ(sample_sum(body, "binberg_replicate_pending_events"), 0) << "caught up, nothing pending";
+  EXPECT_NE(body.find("\nbinberg_replicate_stopped_tables 0\n"), std::string::npos) << "every table mapped";
   EXPECT_NE(body.find("binberg_build_info{version=\""), std::string::npos);
   EXPECT_EQ(stop_replicate(SIGTERM), 0);
 }
