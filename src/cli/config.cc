@@ -187,12 +187,12 @@ Config parse_config(const std::string& text, const std::string& path) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
   }
-  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "commit", "replicator",
-                                                  "memory", "kafka",   "registry", "sink",   "metrics"};
+  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "types", "commit", "replicator",
+                                                  "memory", "kafka",   "registry", "sink",  "metrics"};
   for (const auto& [key, node] : root) {
     if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
       throw ConfigError(
-          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
+          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, types, commit, "
                       "replicator, memory, kafka, registry, sink, metrics)",
                       path, key.str()));
     }
@@ -240,6 +240,15 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
   if (config.changelog_suffix.empty()) iceberg.error("changelog_suffix", "must not be empty");
   iceberg.check_all_understood();
+
+  Section types(root["types"].as_table(), "types", path);
+  const std::string wide_decimal = types.get_or<std::string>("wide_decimal", "refuse");
+  if (wide_decimal == "string") {
+    config.types.wide_decimal = tables::WideDecimal::kString;
+  } else if (wide_decimal != "refuse") {
+    types.error("wide_decimal", fmt::format("'{}' is neither refuse nor string", wide_decimal));
+  }
+  types.check_all_understood();
 
   Section commit(root["commit"].as_table(), "commit", path);
   config.commit.interval = std::chrono::milliseconds(commit.positive<std::uint32_t>("interval_ms", 1000));
@@ -346,6 +355,22 @@ std::vector<capture::CapturedTable> resolve_tables(mysql::Connection& connection
   return tables;
 }
 
+std::optional<std::string> stopped_reason(const Config& config, iceberg::Catalog& catalog,
+                                          const capture::CapturedTable& table, const TableSchema& schema) {
+  const std::string ns = config.iceberg_namespace.empty() ? table.database : config.iceberg_namespace;
+  try {
+    catalog.metadata_location(iceberg::TableIdentifier{ns, table.table + config.changelog_suffix});
+    return std::nullopt;
+  } catch (const iceberg::NoSuchTable&) {
+  }
+  try {
+    tables::check_mappable(schema, config.types);
+  } catch (const tables::UnmappableTable& error) {
+    return error.what();
+  }
+  return std::nullopt;
+}
+
 replicate::ReplicatorOptions replicator_options(const Config& config, std::vector<capture::CapturedTable> tables) {
   require_catalog(config);
   replicate::ReplicatorOptions options;
@@ -358,6 +383,7 @@ replicate::ReplicatorOptions replicator_options(const Config& config, std::vecto
   options.writer = writer_options(config);
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
   options.reader = reader_options(config);
+  options.types = config.types;
   return options;
 }
 
@@ -383,6 +409,7 @@ sink::KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.writer = writer_options(config);
   options.max_consecutive_failures = config.kafka.max_retries;
   options.queue_records = config.memory.queue_events;
+  options.types = config.types;
   return options;
 }
 

@@ -1,7 +1,9 @@
 // `binberg reconcile --config FILE [--table db.t]...`: compares source tables with their Iceberg
 // tables at one consistent point and prints the verdict (text, or JSON with --json). Exit code 0
-// when every table is equal and its changelog audit clean, 3 on any difference.
+// when every table is equal and its changelog audit clean, 3 on any difference or a captured table
+// binberg does not replicate (it cannot map it: "stopped").
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -48,6 +50,17 @@ int run_reconcile(const ReconcileArgs& args) {
     if (source_schema->primary_key.empty()) {
       spdlog::warn("reconcile: {} has no primary key; skipped (its changelog has no current state to compare)",
                    table.qualified_name());
+      continue;
+    }
+    // A table binberg cannot map has no Iceberg tables to compare with: reported, and no pass.
+    if (const auto stopped = stopped_reason(config, *catalog, table, *source_schema)) {
+      all_equal = false;
+      if (args.json) {
+        reports.push_back(
+            {{"verdict", "stopped"}, {"source", {{"table", table.qualified_name()}}}, {"reason", *stopped}});
+      } else {
+        std::cout << fmt::format("{}: STOPPED, not replicated: {}\n", table.qualified_name(), *stopped);
+      }
       continue;
     }
     verify::ReconcileOptions options;

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/config.h"
@@ -22,6 +23,7 @@
 #include "iceberg/compaction.h"
 #include "iceberg/snapshot_expiry.h"
 #include "iceberg/table_scan.h"
+#include "mysql/snapshot_reader.h"
 
 namespace binberg::cli {
 namespace {
@@ -95,15 +97,45 @@ void print(const TableArgs& args, const json& document, const std::string& text)
   }
 }
 
+// The tables CONFIG captures that have no Iceberg tables in CATALOG (LISTED names those it has), in
+// namespace NS if given: "stopped" with why binberg cannot map one (stopped_reason), else "not
+// created" yet. The source says what is captured; when it cannot be asked, a warning says they
+// are not listed.
+void list_captured_without_tables(const Config& config, iceberg::Catalog& catalog, const std::set<std::string>& listed,
+                                  const std::string& ns, json& list, std::string& text) {
+  std::optional<mysql::Connection> connection;
+  std::vector<capture::CapturedTable> captured;
+  try {
+    connection.emplace(mysql::Connection::open(config.source));
+    captured = resolve_tables(*connection, config.capture);
+  } catch (const Error& error) {
+    spdlog::warn("table ls: the captured tables without Iceberg tables are not listed: {}", error.what());
+    return;
+  }
+  for (const capture::CapturedTable& table : captured) {
+    const std::string table_ns = config.iceberg_namespace.empty() ? table.database : config.iceberg_namespace;
+    const std::string name = table_ns + "." + table.table;
+    if ((!ns.empty() && table_ns != ns) || listed.contains(name + config.changelog_suffix)) continue;
+    const auto schema = mysql::load_table_schema(*connection, table.database, table.table);
+    const std::optional<std::string> stopped = stopped_reason(config, catalog, table, *schema);
+    const std::string status = stopped ? "stopped" : "not created";
+    const std::string reason = stopped.value_or("binberg creates its Iceberg tables when it first copies it");
+    list.push_back({{"table", name}, {"status", status}, {"reason", reason}});
+    text += fmt::format("{:<40} {}: {}\n", name, status, reason);
+  }
+}
+
 int run_ls(const TableArgs& args) {
   const auto catalog = open_catalog(args);
   std::vector<std::string> namespaces = args.table.empty() ? catalog->list_namespaces() : std::vector{args.table};
   json list = json::array();
+  std::set<std::string> listed;
   std::string text = fmt::format("{:<40} {:>8} {:>12} {:>8} {:>8}\n", "TABLE", "SNAPS", "RECORDS", "DATA", "DELETES");
   for (const std::string& ns : namespaces) {
     for (const iceberg::TableIdentifier& id : catalog->list_tables(ns)) {
       const iceberg::LoadedTable table = catalog->load_table(id);
       const iceberg::Snapshot* current = table.metadata.current_snapshot();
+      listed.insert(id.to_string());
       list.push_back({{"table", id.to_string()},
                       {"snapshots", table.metadata.snapshots.size()},
                       {"total-records", summary_value(current, "total-records")},
@@ -113,6 +145,9 @@ int run_ls(const TableArgs& args) {
                           summary_value(current, "total-records"), summary_value(current, "total-data-files"),
                           summary_value(current, "total-delete-files"));
     }
+  }
+  if (!args.config.empty()) {
+    list_captured_without_tables(load_config(args.config), *catalog, listed, args.table, list, text);
   }
   print(args, list, text);
   return 0;
@@ -319,7 +354,8 @@ Command add_table_command(CLI::App& app) {
     if (needs_table) sub->add_option("table", args->table, "namespace.table")->required();
   };
   std::vector<std::pair<CLI::App*, std::function<int()>>> actions;
-  auto* ls = command->add_subcommand("ls", "List tables with their size");
+  auto* ls = command->add_subcommand(
+      "ls", "List tables with their size; with --config also the captured tables that have none, and why");
   common(ls, false);
   ls->add_option("namespace", args->table, "only this namespace");
   actions.emplace_back(ls, [args] { return run_ls(*args); });

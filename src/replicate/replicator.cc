@@ -1,6 +1,7 @@
 #include "replicate/replicator.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -84,50 +85,71 @@ const tables::RowMapping& Replicator::mapping_for(Table& table, const std::share
 void Replicator::open_tables() {
   mysql::Connection connection = mysql::Connection::open(options_.source);
   mysql::require_cdc_ready(connection);
+  stats_.stopped_tables.clear();
   for (const capture::CapturedTable& captured : options_.tables) {
-    auto table = std::make_unique<Table>();
-    table->source = captured;
-    static constexpr const char* kOps[] = {"insert", "update", "delete"};
-    for (std::size_t op = 0; op < 3; ++op) {
-      table->applied[op] = &metrics_.events.counter({captured.qualified_name(), kOps[op]});
-    }
-    const std::shared_ptr<const TableSchema> now =
-        mysql::load_table_schema(connection, captured.database, captured.table);
-    const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
-    tables::TablePair pair = tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now);
-    table->state_id = pair.state_id;
-    table->changelog_id = pair.changelog_id;
-    table->schema = pair.schema;
-    std::optional<capture::SourcePosition> position = committed_position(*pair.changelog);
-    if (pair.state) {
-      const std::optional<capture::SourcePosition> state_position = committed_position(*pair.state);
-      // Both tables of a source table always commit together, so their positions agree.
-      if (state_position.has_value() != position.has_value() ||
-          (position && capture::compare_binlog(position->binlog, state_position->binlog) != 0)) {
-        fail("tables {} and {} record different source positions ({} and {}); they were not written together",
-             table->state_id.to_string(), table->changelog_id.to_string(),
-             state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
-      }
-      table->state =
-          std::make_unique<iceberg::TableWriter>(std::move(*pair.state), iceberg::WriteMode::kUpsert, options_.writer);
-    } else {
-      spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
-                   table->changelog_id.to_string());
-    }
-    table->changelog = std::make_unique<iceberg::TableWriter>(std::move(*pair.changelog), iceberg::WriteMode::kAppend,
-                                                              options_.writer);
     try {
-      mapping_for(*table, table->schema);
-    } catch (const Error& error) {
-      fail(
-          "table {}: the Iceberg tables do not hold what source table {} maps to ({}); schema changes made while "
-          "binberg was not reading the binlog are not applied automatically",
-          table->changelog_id.to_string(), captured.qualified_name(), error.what());
+      tables_.push_back(open_table(connection, captured));
+    } catch (const tables::UnmappableTable& error) {
+      // Only this table stops; having no Iceberg tables, it is copied afresh once it can be mapped.
+      spdlog::error(
+          "table {} is not replicated: {}. binberg creates none of its Iceberg tables, and the other tables go on; "
+          "once the table can be mapped, a restart copies it from a snapshot of its own, so nothing is lost",
+          captured.qualified_name(), error.what());
+      stats_.stopped_tables.push_back(error.what());
     }
-    table->position = position;
-    if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
-    tables_.push_back(std::move(table));
   }
+  metrics_.stopped_tables.set(static_cast<double>(stats_.stopped_tables.size()));
+  if (tables_.empty()) {
+    throw ConfigError(
+        fmt::format("replicate: no captured table can be replicated: {}", fmt::join(stats_.stopped_tables, "; ")));
+  }
+}
+
+std::unique_ptr<Replicator::Table> Replicator::open_table(mysql::Connection& connection,
+                                                          const capture::CapturedTable& captured) {
+  const std::shared_ptr<const TableSchema> now =
+      mysql::load_table_schema(connection, captured.database, captured.table);
+  const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
+  tables::TablePair pair =
+      tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now, options_.types);
+  auto table = std::make_unique<Table>();
+  table->source = captured;
+  static constexpr const char* kOps[] = {"insert", "update", "delete"};
+  for (std::size_t op = 0; op < 3; ++op) {
+    table->applied[op] = &metrics_.events.counter({captured.qualified_name(), kOps[op]});
+  }
+  table->state_id = pair.state_id;
+  table->changelog_id = pair.changelog_id;
+  table->schema = pair.schema;
+  std::optional<capture::SourcePosition> position = committed_position(*pair.changelog);
+  if (pair.state) {
+    const std::optional<capture::SourcePosition> state_position = committed_position(*pair.state);
+    // Both tables of a source table always commit together, so their positions agree.
+    if (state_position.has_value() != position.has_value() ||
+        (position && capture::compare_binlog(position->binlog, state_position->binlog) != 0)) {
+      fail("tables {} and {} record different source positions ({} and {}); they were not written together",
+           table->state_id.to_string(), table->changelog_id.to_string(),
+           state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
+    }
+    table->state =
+        std::make_unique<iceberg::TableWriter>(std::move(*pair.state), iceberg::WriteMode::kUpsert, options_.writer);
+  } else {
+    spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
+                 table->changelog_id.to_string());
+  }
+  table->changelog =
+      std::make_unique<iceberg::TableWriter>(std::move(*pair.changelog), iceberg::WriteMode::kAppend, options_.writer);
+  try {
+    mapping_for(*table, table->schema);
+  } catch (const Error& error) {
+    fail(
+        "table {}: the Iceberg tables do not hold what source table {} maps to ({}); schema changes made while "
+        "binberg was not reading the binlog are not applied automatically",
+        table->changelog_id.to_string(), captured.qualified_name(), error.what());
+  }
+  table->position = position;
+  if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
+  return table;
 }
 
 // The initial copy of every table the Iceberg side has no position for: one consistent snapshot
@@ -274,7 +296,8 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
       mysql::load_table_schema(connection, table.source.database, table.source.table);
   tables::EvolvedTables evolved;
   try {
-    evolved = tables::evolve_tables(ddl, *table.schema, *now, accepted, table.state.get(), *table.changelog);
+    evolved =
+        tables::evolve_tables(ddl, *table.schema, *now, accepted, options_.types, table.state.get(), *table.changelog);
   } catch (const tables::SchemaChangeRefused& error) {
     stop(table, error.what());
   }

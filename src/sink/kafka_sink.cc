@@ -563,8 +563,18 @@ void KafkaSink::Session::open_writers(Table& table, const std::shared_ptr<const 
   const std::string ns = options_.iceberg_namespace.empty() ? schema->database : options_.iceberg_namespace;
   std::map<std::string, std::string> properties = {{tables::kSinkTopicProperty, table.topic}};
   if (table.rebuild) properties[tables::kSinkRebuildOfProperty] = table.rebuild->original_changelog.to_string();
-  tables::TablePair pair =
-      tables::open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema, properties);
+  tables::TablePair pair;
+  try {
+    pair = tables::open_table_pair(owner_.catalog_, ns, schema->table, options_.changelog_suffix, schema,
+                                   options_.types, properties);
+  } catch (const tables::UnmappableTable& error) {
+    throw TableStopped(
+        table.topic,
+        fmt::format("topic {}: the table is not written: {}. binberg sink creates none of its Iceberg tables and goes "
+                    "on with the other tables; once the table can be mapped, a restart applies the topic from its "
+                    "first record, so nothing is lost while Kafka keeps it",
+                    table.topic, error.what()));
+  }
   // The writers commit on top of what they load now: it must be what the offsets were read from,
   // or another writer moved the table since (and this session would apply its records again).
   const iceberg::Snapshot* now = pair.changelog->metadata.current_snapshot();
@@ -944,7 +954,8 @@ void KafkaSink::Session::apply_schema_change(Table& table) {
     const bool accepted = std::find(accepted_ones.begin(), accepted_ones.end(), met.txn) != accepted_ones.end();
     tables::EvolvedTables evolved;
     try {
-      evolved = tables::evolve_tables(ddl, *table.schema, now, accepted, table.state.get(), *table.changelog);
+      evolved =
+          tables::evolve_tables(ddl, *table.schema, now, accepted, options_.types, table.state.get(), *table.changelog);
     } catch (const tables::SchemaChangeRefused& error) {
       throw refuse(error.what());
     }
@@ -1266,7 +1277,9 @@ KafkaSink::KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog)
       registry_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
       writer_(fmt::format("{}/{}/{}/{}", options_.group_id, host_name(), ::getpid(), unix_millis())),
       stopped_tables_(
-          registry_.gauge("binberg_sink_stopped_tables", "Tables this sink stopped writing at a refused schema change")
+          registry_
+              .gauge("binberg_sink_stopped_tables",
+                     "Tables this sink stopped writing: at a refused schema change, or unmappable ([types])")
               .gauge()) {
   if (options_.topics.empty()) throw ConfigError("sink: no topics to read ([sink] topics)");
   if (options_.kafka.bootstrap_servers.empty()) throw ConfigError("sink: [kafka] bootstrap_servers is required");

@@ -75,7 +75,7 @@ class PathBTest : public ::testing::Test {
   void TearDown() override {
     source_.stop(SIGKILL);
     sink_.stop(SIGKILL);
-    db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders", prefix_));
+    db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders, {0}_g_wide", prefix_));
   }
 
   void write_config(const std::string& delivery) {
@@ -658,6 +658,67 @@ TEST_F(PathBTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
   wait_for_saved(accounts_update);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, before["events"]["total"].get<std::uint64_t>() + 6), 0u);
+}
+
+// A captured table binberg cannot map onto Iceberg tables (a DECIMAL wider than Iceberg's 38 digits
+// under the default [types] wide_decimal = "refuse") among good ones: the source publishes it (Avro
+// decimals have any precision) and the sink stops that table alone, with an error saying what to
+// configure and binberg_sink_stopped_tables, writing nothing for it, while the others are applied.
+// Configured to keep wide decimals as text, a restart applies its topic from the first record, and
+// reconcile finds all three tables equal to MariaDB's.
+TEST_F(PathBTest, UnmappableTableStopsAloneInTheSinkAndIsAppliedOnceConfigured) {
+  const std::string wide = table_name("wide");
+  db_.execute(fmt::format("CREATE TABLE {} (id DECIMAL(45,0) PRIMARY KEY, amount DECIMAL(50,10))", wide));
+  const auto write_wide = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      db_.execute(fmt::format("INSERT INTO {} VALUES ({}123456789012345678901234567890123456789, -{}.5)", wide, i, i));
+    }
+    db_.execute(fmt::format("UPDATE {} SET amount = amount * 7 WHERE amount < -{}", wide, to - 3));
+  };
+  write_wide(1, 10);
+  {  // the sink reads the wide table's topic as well
+    std::ifstream in(config_);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string topics = fmt::format("topics = [\"{}\", \"{}\"", topic("accounts"), topic("orders"));
+    ASSERT_NE(text.find(topics), std::string::npos) << text;
+    text.replace(text.find(topics), topics.size(), topics + fmt::format(", \"{}\"", topic("wide")));
+    std::ofstream(config_) << text;
+  }
+  load_and_snapshot();
+  start_sink();
+  const auto stopped = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "the table is not written: ");
+  ASSERT_TRUE(stopped) << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_NE(stopped->find("column id (DECIMAL(45,0))"), std::string::npos) << *stopped;
+  EXPECT_NE(stopped->find("[types] wide_decimal"), std::string::npos) << *stopped;
+  write_wide(10, 20);
+  wait_for_saved(workload(1, 600)["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_TRUE(sink_.running()) << "an unmappable table must not stop the sink";
+  EXPECT_EQ(iceberg_differences("wide"), -1) << "the sink made a table for the unmappable one";
+  const auto url = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "metrics on http://");
+  ASSERT_TRUE(url);
+  EXPECT_EQ(
+      binberg::testing::sample_sum(binberg::testing::scrape_metrics("http://" + *url), "binberg_sink_stopped_tables"),
+      1);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+
+  std::ofstream(config_, std::ios::app) << "\n[types]\nwide_decimal = \"string\"\n";
+  std::filesystem::remove(dir_.path() / "sink.log");
+  start_sink();
+  write_wide(20, 30);
+  wait_for_saved(workload(2, 300)["last_gtid"].get<std::string>());
+  wait_for_sink();
+  long differences = -1;
+  for (int attempt = 0; attempt < 480 && (differences = iceberg_differences("wide")) != 0; ++attempt) {
+    std::this_thread::sleep_for(250ms);
+  }
+  EXPECT_EQ(differences, 0) << binberg::testing::log_tail(dir_.path() / "sink.log");
+  int exit_code = -1;
+  const nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(1);
+  EXPECT_EQ(report["tables"].size(), 3u) << report.dump(1);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  expect_changelog_whole_and_unique("wide");
 }
 
 // Schema evolution through Kafka: the source publishes each DDL statement in every partition of
