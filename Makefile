@@ -53,6 +53,7 @@ clean:
 # `make bench` needs the demo stack up (make services-up).
 bench: build
 	$(RELEASE_DIR)/bench/decode_bench --dir $${BINBERG_SERVICES_DIR:-.services}
+	$(RELEASE_DIR)/bench/snapshot_bench --dir $${BINBERG_SERVICES_DIR:-.services}
 	$(RELEASE_DIR)/bench/avro_bench
 	$(RELEASE_DIR)/bench/table_bench
 	.venv/bin/python bench/path_a_bench.py

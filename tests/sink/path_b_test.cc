@@ -288,11 +288,11 @@ address = "127.0.0.1:0"
   Written crash_at_each(binberg::testing::ChildProcess& process, const std::vector<const char*>& failpoints,
                         int first_seed, int events);
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
-  // `binberg reconcile --json` on the sink's tables: its report, and its exit code in EXIT_CODE.
-  nlohmann::json reconcile(int& exit_code) {
+  // `binberg reconcile --json [ARGUMENTS]` on the sink's tables: its report, and its exit code in EXIT_CODE.
+  nlohmann::json reconcile(int& exit_code, const std::string& arguments = "") {
     std::string out = binberg::testing::run_command(
-        fmt::format("'{}' reconcile --config '{}' --json --wait 60 2>>'{}/reconcile.log'; echo \"exit $?\"",
-                    BINBERG_CLI, config_, dir_.path().string()));
+        fmt::format("'{}' reconcile --config '{}' --json --wait 60 {} 2>>'{}/reconcile.log'; echo \"exit $?\"",
+                    BINBERG_CLI, config_, arguments, dir_.path().string()));
     const auto exit_at = out.rfind("exit ");
     exit_code = std::stoi(out.substr(exit_at + 5));
     out.resize(exit_at);
@@ -1033,6 +1033,66 @@ TEST_F(PathBTest, SinkDivertsPoisonAndMiskeyedRecordsAndStaysRight) {
   EXPECT_EQ(quarantined[0].key, other->key);
   EXPECT_EQ(quarantined[0].value, revived_value);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
+}
+
+// Reconcile on sink tables whose initial copy had no rows (issue 24, item 5). Nothing records where
+// such a copy began, and reconcile used to skip their event audit (a warning only) and exit 0, even
+// with a changelog row twice. Now it audits every changelog row, and the binlog from the first
+// event the changelog holds, and reports the events before that one as not checked: INCOMPLETE
+// (exit 4) while all is well, DIFFERENT (exit 3) once pyiceberg appends a changelog row again, and
+// EQUAL (exit 0) only when the audit is explicitly left out (--no-audit).
+TEST_F(PathBTest, ReconcileAuditsSinkTablesWhoseInitialCopyWasEmpty) {
+  gen("--create --transactions 1");
+  for (const char* suffix : {"accounts", "orders"}) db_.execute("DELETE FROM " + table_name(suffix));
+  const std::string emptied = db_.scalar("SELECT @@gtid_binlog_pos").value_or("");
+  start_source();
+  wait_for_saved(emptied);
+  start_sink();
+  const nlohmann::json written = workload(71, 600);
+  wait_for_saved(written["last_gtid"].get<std::string>());
+  wait_for_sink();  // and it goes on running: an idle sink claims the position its tables reached
+  const auto log = [&] { return binberg::testing::log_tail(dir_.path() / "reconcile.log"); };
+
+  int exit_code = 0;
+  nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 4) << report.dump(2) << log();
+  EXPECT_EQ(report["verdict"], "incomplete");
+  ASSERT_EQ(report["tables"].size(), 2u) << report.dump(2);
+  for (const auto& table : report["tables"]) {
+    EXPECT_EQ(table["verdict"], "incomplete") << table.dump(2);
+    EXPECT_EQ(table["source"]["digest"], table["iceberg"]["digest"]) << table.dump(2);
+    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+    EXPECT_GT(table["audit"]["source_events"].get<std::uint64_t>(), 0u) << table.dump(2);
+    EXPECT_EQ(table["audit"]["source_events"], table["audit"]["changelog_rows"]) << table.dump(2);
+    ASSERT_EQ(table["skipped"].size(), 1u) << table.dump(2);
+    EXPECT_EQ(table["skipped"][0]["check"], "audit");
+    EXPECT_FALSE(table["skipped"][0]["accepted"].get<bool>());
+  }
+
+  const std::string tool = std::string(BINBERG_SOURCE_DIR) + "/tests/verify/changelog_tool.py";
+  const auto appended = nlohmann::json::parse(binberg::testing::run_command(
+      fmt::format("'{}' '{}' append-again '{}' '{}' '{}.{}_changelog'", BINBERG_PYTHON, tool, catalog_options().uri,
+                  catalog_options().warehouse, table_namespace(), table_name("orders"))));
+  report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 3) << report.dump(2) << log();
+  EXPECT_EQ(report["verdict"], "different");
+  for (const auto& table : report["tables"]) {
+    const bool orders = table["source"]["table"].get<std::string>().ends_with(table_name("orders"));
+    EXPECT_EQ(table["verdict"], orders ? "different" : "incomplete") << table.dump(2);
+    EXPECT_EQ(table["diff"]["missing"], 0) << table.dump(2);
+    EXPECT_EQ(table["audit"]["duplicates"], orders ? 1 : 0) << table.dump(2);
+    if (orders) {
+      const std::string examples = table["audit"]["examples"].dump();
+      EXPECT_NE(examples.find(appended["event_id"].get<std::string>()), std::string::npos) << examples;
+    }
+  }
+
+  report = reconcile(exit_code, "--no-audit");
+  EXPECT_EQ(exit_code, 0) << report.dump(2) << log();
+  for (const auto& table : report["tables"]) {
+    ASSERT_EQ(table["skipped"].size(), 1u) << table.dump(2);
+    EXPECT_TRUE(table["skipped"][0]["accepted"].get<bool>()) << table.dump(2);
+  }
 }
 
 // Poison bytes in the middle of the stream: the source's own records of a DELETE and an UPDATE, their
