@@ -4,7 +4,9 @@
 // transaction it must show that each file the metadata it publishes references (the metadata
 // file, the manifest list, the manifests, the data and delete files) had its contents and its
 // directory entry fsynced, and each directory created on the way to it its entry in its parent,
-// before the transaction wrote anything to the catalog.
+// before the transaction wrote anything to the catalog. The SQLite catalog's own commit must be
+// durable as well: journal and database fsynced, and the journal's removal (the commit point in
+// rollback-journal mode) made durable by an fsync of its directory.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -309,6 +311,22 @@ TEST_F(DurabilityTest, EveryFileACommitReferencesAndItsDirectoryEntriesAreSynced
     EXPECT_TRUE(checked.contains("new directory " + directory)) << directory << " was not checked";
   }
   EXPECT_EQ(problems, 0u) << "not durable before the catalog transaction that published it:\n" << report;
+}
+
+TEST_F(DurabilityTest, TheSqliteCatalogTransactionIsDurableWhenItCommits) {
+  const std::string journal = catalog_path_ + "-journal";
+  const std::string directory = std::filesystem::path(catalog_path_).parent_path().string();
+  const auto& transactions = trace_->catalog_transactions();
+  ASSERT_EQ(transactions.size(), 5u) << "one rollback-journal transaction per commit";
+  for (std::size_t i = 0; i < transactions.size(); ++i) {
+    const auto [begun, removed] = transactions[i];
+    ASSERT_NE(removed, 0u) << "the journal of the transaction at line " << begun << " was never removed";
+    EXPECT_TRUE(trace_->synced_between(journal, begun, removed)) << "journal not fsynced, line " << begun;
+    EXPECT_TRUE(trace_->synced_between(catalog_path_, begun, removed)) << "catalog not fsynced, line " << begun;
+    const std::size_t next = i + 1 < transactions.size() ? transactions[i + 1].first : SIZE_MAX;
+    EXPECT_TRUE(trace_->synced_between(directory, removed, next))
+        << "the journal's removal at line " << removed << " (the commit point) was not made durable";
+  }
 }
 
 }  // namespace

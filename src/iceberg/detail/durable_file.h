@@ -13,8 +13,9 @@
 // after a power loss or kernel crash the catalog never points at a file that is missing, empty or
 // short, which would lose rows for good (or bring deleted rows back) while the source position the
 // snapshot records is already past them. A crash before the catalog transaction leaves orphans.
-// tests/iceberg/durability_test.cc proves the order on real commits (strace: every referenced file
-// and directory entry synced before the catalog writes).
+// The catalog transaction itself must be durable too: see the settings open_sqlite and
+// open_postgres insist on (sql_connection.h). tests/iceberg/durability_test.cc proves the order on
+// real commits (strace: every referenced file and directory entry synced before the catalog writes).
 //
 // Paths are local file system paths; an object store's FileIO keeps the same promise per object.
 
