@@ -236,6 +236,9 @@ Config parse_config(const std::string& text, const std::string& path) {
   if (config.catalog.warehouse.empty() && catalog_required)
     iceberg.error("warehouse", "is required (an absolute path or file:/ URI)");
   config.catalog.password = iceberg.secret("catalog_password");
+  config.catalog.durability = iceberg.get_or<bool>("allow_non_durable_catalog", false)
+                                  ? iceberg::CatalogDurability::kNotRequired
+                                  : iceberg::CatalogDurability::kRequired;
   config.iceberg_namespace = iceberg.get_or<std::string>("namespace", "");
   config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
   if (config.changelog_suffix.empty()) iceberg.error("changelog_suffix", "must not be empty");

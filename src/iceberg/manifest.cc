@@ -1,16 +1,11 @@
 #include "iceberg/manifest.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -19,6 +14,7 @@
 #include "avro/container.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/durable_file.h"
 #include "iceberg/detail/uuid.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/single_value.h"
@@ -26,57 +22,6 @@
 namespace binberg::iceberg {
 
 namespace manifest_detail {
-namespace {
-
-constexpr mode_t kFileMode = 0644;
-
-[[noreturn]] void fail_errno(std::string_view what, std::string_view step) {
-  fail("{}: {}: {}", what, step, std::strerror(errno));
-}
-
-}  // namespace
-
-void write_new_file(const std::filesystem::path& path, std::string_view contents, std::string_view failpoint,
-                    std::string_view what) {
-  const std::filesystem::path directory = path.parent_path();
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error) fail("{}: cannot create {}: {}", what, directory.string(), error.message());
-  const std::filesystem::path temp =
-      directory / fmt::format(".{}.{}.tmp", path.filename().string(), Uuid::random().to_string());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode);
-  if (fd < 0) fail_errno(what, fmt::format("create {}", temp.string()));
-  bool open = true;
-  try {
-    if (::fchmod(fd, kFileMode) != 0) fail_errno(what, "chmod");
-    std::string_view rest = contents;
-    while (!rest.empty()) {
-      const ssize_t written = ::write(fd, rest.data(), rest.size());
-      if (written < 0 && errno == EINTR) continue;
-      if (written < 0) fail_errno(what, "write");
-      rest.remove_prefix(static_cast<std::size_t>(written));
-    }
-    if (::fsync(fd) != 0) fail_errno(what, "fsync");
-    open = false;
-    if (::close(fd) != 0) fail_errno(what, "close");
-    failpoint::hit(failpoint);
-    // link(), unlike rename(), never replaces an existing file: a manifest is written once.
-    if (::link(temp.c_str(), path.c_str()) != 0) {
-      if (errno == EEXIST) fail("{}: the file already exists", what);
-      fail_errno(what, fmt::format("link from {}", temp.string()));
-    }
-  } catch (...) {
-    if (open) ::close(fd);
-    ::unlink(temp.c_str());
-    throw;
-  }
-  ::unlink(temp.c_str());
-  const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) fail_errno(what, "open directory");
-  const int synced = ::fsync(dir_fd);
-  ::close(dir_fd);
-  if (synced != 0) fail_errno(what, "fsync directory");
-}
 
 avro::Json required_field(std::string_view name, avro::Json type, std::int32_t field_id) {
   return avro::Json{{"name", name}, {"type", std::move(type)}, {"field-id", field_id}};
@@ -808,7 +753,7 @@ ManifestFile write_manifest(const std::string& location, const Schema& schema, c
     writer.close();
     const std::string bytes = std::move(out).str();
     manifest.manifest_length = static_cast<std::int64_t>(bytes.size());
-    manifest_detail::write_new_file(path, bytes, "iceberg.manifest.before_close", what);
+    durable::write_new_file(path, bytes, what, "iceberg.manifest.before_close");
     return manifest;
   } catch (const failpoint::FailpointError&) {
     throw;

@@ -5,7 +5,6 @@
 // Iceberg reader (Java, pyiceberg) projects them by id.
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -103,12 +102,6 @@ std::vector<ManifestEntry> read_manifest(const ManifestFile& manifest);
 
 // Helpers shared with the manifest list; not part of the table-format API.
 namespace manifest_detail {
-
-// Writes CONTENTS as the new file PATH: a temporary file in the same directory, fsynced, then
-// hard-linked to PATH (which fails if PATH exists) and the directory fsynced. FAILPOINT is hit
-// just before the file becomes visible. WHAT starts error messages.
-void write_new_file(const std::filesystem::path& path, std::string_view contents, std::string_view failpoint,
-                    std::string_view what);
 
 // Avro schema JSON pieces carrying Iceberg field ids: {"name", "type", "field-id"} and the
 // optional form {"name", "type": ["null", T], "default": null, "field-id"}.

@@ -7,6 +7,7 @@
 #include "avro/container.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/durable_file.h"
 #include "iceberg/metadata_file.h"
 
 namespace binberg::iceberg {
@@ -216,7 +217,7 @@ void write_manifest_list(const std::string& location, std::int64_t snapshot_id,
       }
     }
     writer.close();
-    manifest_detail::write_new_file(path, std::move(out).str(), "iceberg.manifest_list.before_close", what);
+    durable::write_new_file(path, std::move(out).str(), what, "iceberg.manifest_list.before_close");
   } catch (const failpoint::FailpointError&) {
     throw;
   } catch (const Error& error) {

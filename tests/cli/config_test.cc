@@ -48,6 +48,9 @@ TEST(ConfigTest, MinimalFileGetsTheDocumentedDefaults) {
   EXPECT_EQ(config.server_id, 4201U);
   EXPECT_EQ(config.catalog.name, "binberg");
   EXPECT_EQ(config.catalog.uri, "sqlite:////tmp/catalog.db");
+  EXPECT_EQ(config.catalog.durability, iceberg::CatalogDurability::kRequired) << "a durable catalog unless allowed";
+  EXPECT_EQ(parse_config(kMinimal + "allow_non_durable_catalog = true\n", "t").catalog.durability,
+            iceberg::CatalogDurability::kNotRequired);
   EXPECT_EQ(config.changelog_suffix, "_changelog");
   EXPECT_EQ(config.commit.interval, std::chrono::milliseconds(1000));
   EXPECT_EQ(config.commit.max_events, 200'000U);
