@@ -49,11 +49,11 @@ void Encoder::write_bytes(std::string_view bytes) {
   out_.append(bytes);
 }
 
-DecodeError::DecodeError(std::string message) : Error(message), message_(std::move(message)), full_(message_) {}
+DecodeError::DecodeError(std::string message) : Error(message), problem_(std::move(message)) {}
 
 void DecodeError::prepend_path(std::string_view segment) {
   path_ = fmt::format("/{}{}", segment, path_);
-  full_ = fmt::format("{}, at {}", message_, path_);
+  set_message(fmt::format("{}, at {}", problem_, path_));
 }
 
 void Decoder::fail_at(std::size_t offset, std::string_view problem) const {
