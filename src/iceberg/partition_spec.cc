@@ -74,11 +74,8 @@ std::vector<Literal> PartitionSpec::partition_values(
     if (source == nullptr) {
       fail("{}: source field {} is not in schema {}", describe(*this, field), field.source_id, schema.schema_id());
     }
-    try {
-      values.push_back(field.transform.apply(*source->type, source_value(field.source_id)));
-    } catch (const Error& error) {
-      fail("{}: {}", describe(*this, field), error.what());
-    }
+    values.push_back(with_context([&] { return describe(*this, field); },
+                                  [&] { return field.transform.apply(*source->type, source_value(field.source_id)); }));
   }
   return values;
 }
@@ -106,11 +103,8 @@ PartitionSpec partition_spec_from_json(const Json& json) {
     field.source_id = int_member(item, "source-id", field_what);
     field.field_id = int_member(item, "field-id", field_what);
     field.name = string_member(item, "name", field_what);
-    try {
-      field.transform = Transform::parse(string_member(item, "transform", field_what));
-    } catch (const Error& error) {
-      fail("{} {}: {}", what, field.field_id, error.what());
-    }
+    field.transform = with_context(fmt::format("{} {}", what, field.field_id),
+                                   [&] { return Transform::parse(string_member(item, "transform", field_what)); });
     fields.push_back(std::move(field));
   }
   return PartitionSpec(spec_id, std::move(fields));

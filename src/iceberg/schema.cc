@@ -21,13 +21,12 @@ Schema Schema::of_metadata_columns(std::vector<NestedField> fields) {
 Schema::Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids,
                std::int32_t max_field_id)
     : schema_id_(schema_id), identifier_field_ids_(std::move(identifier_field_ids)), max_field_id_(max_field_id) {
-  try {
-    struct_ = struct_type(std::move(fields));
-    for (const auto& field : struct_->fields()) index(field, "", false, false);
-    validate_identifier_fields();
-  } catch (const Error& error) {
-    fail("schema {}: {}", schema_id, error.what());
-  }
+  with_context([&] { return fmt::format("schema {}", schema_id); },
+               [&] {
+                 struct_ = struct_type(std::move(fields));
+                 for (const auto& field : struct_->fields()) index(field, "", false, false);
+                 validate_identifier_fields();
+               });
 }
 
 void Schema::index(const NestedField& field, const std::string& parent_name, bool in_list_or_map,

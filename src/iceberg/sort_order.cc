@@ -67,11 +67,8 @@ SortOrder sort_order_from_json(const Json& json) {
     const std::string field_what = fmt::format("{} field", what);
     SortField field;
     field.source_id = int_member(item, "source-id", field_what);
-    try {
-      field.transform = Transform::parse(string_member(item, "transform", field_what));
-    } catch (const Error& error) {
-      fail("{}: {}", field_what, error.what());
-    }
+    field.transform =
+        with_context(field_what, [&] { return Transform::parse(string_member(item, "transform", field_what)); });
     field.direction = parse_direction(string_member(item, "direction", field_what), field_what);
     field.null_order = parse_null_order(string_member(item, "null-order", field_what), field_what);
     fields.push_back(std::move(field));

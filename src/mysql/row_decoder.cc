@@ -233,12 +233,11 @@ RowImage RowDecoder::decode_image(const TableMap& table, std::string_view presen
       image.emplace_back(std::monostate{});
       continue;
     }
-    try {
-      image.push_back(decode_value(table, i, reader, where));
-    } catch (const Error& e) {
+    const auto column_frame = [&] {
       const Column& column = table.schema->columns[i];
-      fail("{}: {}.{} ({}): {}", where, table.schema->qualified_name(), column.name, to_string(column.type), e.what());
-    }
+      return fmt::format("{}: {}.{} ({})", where, table.schema->qualified_name(), column.name, to_string(column.type));
+    };
+    image.push_back(with_context(column_frame, [&] { return decode_value(table, i, reader, where); }));
   }
   return image;
 }
