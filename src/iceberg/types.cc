@@ -180,8 +180,8 @@ TypePtr list_type(std::int32_t element_id, bool element_required, TypePtr elemen
 TypePtr map_type(std::int32_t key_id, TypePtr key, std::int32_t value_id, bool value_required, TypePtr value) {
   if (key == nullptr || value == nullptr) fail("map key {} / value {} needs both types", key_id, value_id);
   auto type = std::shared_ptr<Type>(new Type(TypeKind::kMap));
-  // Map keys are always required (spec "Nested Types").
-  type->fields_.push_back(make_field(key_id, "key", true, std::move(key)));
+  constexpr bool kKeysAreRequired = true;  // spec "Nested Types"
+  type->fields_.push_back(make_field(key_id, "key", kKeysAreRequired, std::move(key)));
   type->fields_.push_back(make_field(value_id, "value", value_required, std::move(value)));
   return type;
 }
