@@ -94,11 +94,9 @@ Json partition_spec_to_json(const PartitionSpec& spec) {
 PartitionSpec partition_spec_from_json(const Json& json) {
   const std::int32_t spec_id = int_member(json, "spec-id", "partition spec");
   const std::string what = fmt::format("partition spec {}", spec_id);
-  const Json& fields_json = required_member(json, "fields", what);
-  if (!fields_json.is_array()) fail("{} \"fields\" must be a list, got {}", what, fields_json.dump());
+  const std::string field_what = fmt::format("{} field", what);
   std::vector<PartitionField> fields;
-  for (const auto& item : fields_json) {
-    const std::string field_what = fmt::format("{} field", what);
+  for (const auto& item : array_member(json, "fields", what)) {
     PartitionField field;
     field.source_id = int_member(item, "source-id", field_what);
     field.field_id = int_member(item, "field-id", field_what);

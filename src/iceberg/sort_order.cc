@@ -60,11 +60,9 @@ Json sort_order_to_json(const SortOrder& order) {
 SortOrder sort_order_from_json(const Json& json) {
   const std::int32_t order_id = int_member(json, "order-id", "sort order");
   const std::string what = fmt::format("sort order {}", order_id);
-  const Json& fields_json = required_member(json, "fields", what);
-  if (!fields_json.is_array()) fail("{} \"fields\" must be a list, got {}", what, fields_json.dump());
+  const std::string field_what = fmt::format("{} field", what);
   std::vector<SortField> fields;
-  for (const auto& item : fields_json) {
-    const std::string field_what = fmt::format("{} field", what);
+  for (const auto& item : array_member(json, "fields", what)) {
     SortField field;
     field.source_id = int_member(item, "source-id", field_what);
     field.transform =
