@@ -41,8 +41,11 @@ class Section {
   Section(const toml::table* table, std::string name, const std::string& path)
       : table_(table), name_(std::move(name)), path_(path) {}
 
+  // "FILE: [SECTION] KEY", what starts every message about KEY.
+  std::string where(const std::string& key) const { return fmt::format("{}: [{}] {}", path_, name_, key); }
+
   [[noreturn]] void error(const std::string& key, const std::string& problem) const {
-    throw ConfigError(fmt::format("{}: [{}] {}: {}", path_, name_, key, problem));
+    throw ConfigError(fmt::format("{}: {}", where(key), problem));
   }
 
   template <typename T>
@@ -110,12 +113,8 @@ class Section {
       error(prefix, fmt::format("secrets are not kept in the file; use {0}_env or {0}_file", prefix));
     }
     if (env && file) error(prefix + "_env", fmt::format("set {0}_env or {0}_file, not both", prefix));
-    try {
-      if (env) return secret_from_env(*env);
-      if (file) return secret_from_file(*file);
-    } catch (const ConfigError& problem) {
-      error(prefix + (env ? "_env" : "_file"), problem.what());
-    }
+    if (env) return with_context(where(prefix + "_env"), [&] { return secret_from_env(*env); });
+    if (file) return with_context(where(prefix + "_file"), [&] { return secret_from_file(*file); });
     return "";
   }
 

@@ -139,6 +139,13 @@ class RecordView {
   Datum datum_;
 };
 
+// Reads the Avro container file LOCATION: BEGIN gets its header metadata, then READ each record in
+// order. Errors start with WHAT and name the record: "<WHAT>: <ITEM> 3: ...".
+using HeaderMetadata = std::map<std::string, std::string>;
+void read_records(const std::string& location, const std::string& what, std::string_view item,
+                  const std::function<void(const HeaderMetadata&)>& begin,
+                  const std::function<void(const RecordView&)>& read);
+
 // Typed reads; an int field written as long (or the reverse) is accepted when the value fits.
 std::int32_t as_int(const Datum& datum);
 std::int64_t as_long(const Datum& datum);

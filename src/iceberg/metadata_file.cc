@@ -70,11 +70,8 @@ std::string write_metadata_file(const TableMetadata& metadata, std::int32_t vers
 }
 
 TableMetadata read_metadata_file(std::string_view location) {
-  try {
-    return table_metadata_from_string(read_file(local_path(location).string()));
-  } catch (const Error& error) {
-    fail("iceberg metadata {}: {}", location, error.what());
-  }
+  return with_context(fmt::format("iceberg metadata {}", location),
+                      [&] { return table_metadata_from_string(read_file(local_path(location).string())); });
 }
 
 }  // namespace binberg::iceberg

@@ -38,8 +38,8 @@ void collect_leaves(const parquet::arrow::SchemaField& field, std::vector<int>& 
 }  // namespace
 
 std::shared_ptr<arrow::Field> field_with_id(const std::string& name, std::shared_ptr<arrow::DataType> type,
-                                            bool nullable, std::int32_t field_id) {
-  return arrow::field(name, std::move(type), nullable,
+                                            Nullable nullable, std::int32_t field_id) {
+  return arrow::field(name, std::move(type), nullable == Nullable::kYes,
                       arrow::key_value_metadata({kFieldIdKey}, {std::to_string(field_id)}));
 }
 
