@@ -25,20 +25,25 @@ Schema all_types_schema() {
           NestedField{15, "big", false, decimal_type(38, 10), {}}});
 }
 
-PartitionSpec all_transforms_spec(std::int32_t spec_id, const std::string& identity_suffix) {
+PartitionSpec all_transforms_spec(std::int32_t spec_id, const std::string& identity_suffix, SpecReaders readers) {
   std::vector<PartitionField> fields;
-  for (const auto& column : all_types_schema().fields()) {
+  const Schema schema = all_types_schema();  // kept alive: fields() refers into it
+  for (const auto& column : schema.fields()) {
     fields.push_back({column.id, 1000 + column.id - 1, column.name + identity_suffix, Transform::identity()});
   }
-  fields.push_back({3, 1015, "l_bucket", Transform::bucket(8)});
-  fields.push_back({11, 1016, "s_trunc", Transform::truncate(2)});
-  fields.push_back({6, 1017, "dec_trunc", Transform::truncate(10)});
-  fields.push_back({7, 1018, "dt_year", Transform::year()});
-  fields.push_back({9, 1019, "ts_month", Transform::month()});
-  fields.push_back({10, 1020, "tstz_day", Transform::day()});
-  fields.push_back({9, 1021, "ts_hour", Transform::hour()});
-  fields.push_back({2, 1022, "i_void", Transform::always_null()});
-  fields.push_back({11, 1023, "name with-dash", Transform::identity()});
+  const auto add = [&](std::int32_t source_id, const std::string& name, Transform transform) {
+    fields.push_back({source_id, 1000 + static_cast<std::int32_t>(fields.size()), name, std::move(transform)});
+  };
+  const bool binberg_only = readers == SpecReaders::kBinberg;
+  add(3, "l_bucket", Transform::bucket(8));
+  add(11, "s_trunc", Transform::truncate(2));
+  if (binberg_only) add(6, "dec_trunc", Transform::truncate(10));
+  add(7, "dt_year", Transform::year());
+  add(9, "ts_month", Transform::month());
+  add(10, "tstz_day", Transform::day());
+  add(9, "ts_hour", Transform::hour());
+  add(2, "i_void", Transform::always_null());
+  if (binberg_only) add(11, "name with-dash", Transform::identity());
   return PartitionSpec(spec_id, fields);
 }
 

@@ -26,7 +26,11 @@ Schema all_types_schema();
 // Spec SPEC_ID over all_types_schema(): identity of every column (field ids 1000..1014, named as
 // the column followed by IDENTITY_SUFFIX), then every other transform (bucket, truncate of a string
 // and of a decimal, year, month, day, hour, void) and an identity whose name is not an Avro name.
-PartitionSpec all_transforms_spec(std::int32_t spec_id, const std::string& identity_suffix = "");
+// With kIndependentReaders, without the two fields pyiceberg and fastavro cannot read (the decimal
+// truncate, the name that is not an Avro name).
+enum class SpecReaders { kBinberg, kIndependentReaders };
+PartitionSpec all_transforms_spec(std::int32_t spec_id, const std::string& identity_suffix = "",
+                                  SpecReaders readers = SpecReaders::kBinberg);
 // Sets every column statistic a manifest entry records (sizes, counts, bounds of columns i and s,
 // key metadata, split offsets, sort order) on FILE, a data file of all_types_schema().
 void set_sample_statistics(DataFile& file);
