@@ -1,13 +1,16 @@
 #include "core/failpoint.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <thread>
 
@@ -68,7 +71,14 @@ Trigger parse_trigger(std::string_view text, std::string_view entry) {
 
 [[noreturn]] void crash(std::string_view name) {
   // Only async-signal-safe calls: the point is to die exactly as `kill -9` would.
-  std::string line = fmt::format("binberg: failpoint {} fired: crash (SIGKILL)\n", name);
+  // The line carries the time as binberg's log lines do, so a drill reads when the crash was injected.
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm local{};
+  ::localtime_r(&seconds, &local);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::string line = fmt::format(
+      "[{:%Y-%m-%d %H:%M:%S}.{:03d}] [critical] binberg: failpoint {} fired: crash (SIGKILL)\n", local, millis, name);
   [[maybe_unused]] auto written = ::write(STDERR_FILENO, line.data(), line.size());
   ::kill(::getpid(), SIGKILL);
   std::_Exit(137);

@@ -24,7 +24,8 @@ int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -WT
 ChildProcess::~ChildProcess() { stop(SIGKILL); }
 
 void ChildProcess::start(const std::vector<std::string>& argv, const std::filesystem::path& log,
-                         const std::map<std::string, std::optional<std::string>>& environment) {
+                         const std::map<std::string, std::optional<std::string>>& environment,
+                         const std::optional<std::filesystem::path>& output) {
   BINBERG_ASSERT(!running(), "{} started while it still runs (pid {})", argv.at(0), pid_);
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -37,8 +38,13 @@ void ChildProcess::start(const std::vector<std::string>& argv, const std::filesy
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    ::dup2(fd, 1);
     ::dup2(fd, 2);
+    if (output) {
+      const int out = ::open(output->c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(out, 1);
+    } else {
+      ::dup2(fd, 1);
+    }
     for (const auto& [name, value] : environment) {
       if (value) {
         ::setenv(name.c_str(), value->c_str(), 1);

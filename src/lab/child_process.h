@@ -22,8 +22,10 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   // Runs ARGV (argv[0] is the program's path); ENVIRONMENT sets (value) or unsets (nullopt) variables.
+  // Its standard output goes to OUTPUT when given (a fresh file), else to LOG with its errors.
   void start(const std::vector<std::string>& argv, const std::filesystem::path& log,
-             const std::map<std::string, std::optional<std::string>>& environment = {});
+             const std::map<std::string, std::optional<std::string>>& environment = {},
+             const std::optional<std::filesystem::path>& output = std::nullopt);
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   // Waits up to TIMEOUT for the process to exit by itself: its exit status, or -signal; nullopt

@@ -32,6 +32,7 @@
 #include "support/schema_change_steps.h"
 #include "support/temp_dir.h"
 #include "support/test_services.h"
+#include "verify/snapshot_history.h"
 
 namespace binberg::replicate {
 namespace {
@@ -209,47 +210,13 @@ address = "127.0.0.1:0"
                                                       std::size_t min_snapshots = 21) {
     const auto catalog = iceberg::open_catalog(catalog_options());
     const auto& database = binberg::testing::stack().mariadb().database;
-    std::map<std::string, std::string> commit_of_gtid;  // GTID -> commit id that first held it
-    std::size_t checked_snapshots = 0, checked_transactions = 0;
-    for (const std::string& table : tables) {
-      const iceberg::LoadedTable changelog =
-          catalog->load_table(iceberg::TableIdentifier{database, table + "_changelog"});
-      const iceberg::Schema& schema = changelog.metadata.current_schema();
-      const std::size_t gtid_column = column(schema, "_gtid"), op_column = column(schema, "_op");
-      const auto gtid_of = [&](const iceberg::Row& row) {
-        // The initial copy's rows carry the snapshot's GTID position, not a transaction's GTID.
-        const std::string& gtid = std::get<std::string>(row[gtid_column]);
-        return std::get<std::string>(row[op_column]) == "r" ? "snapshot at " + gtid : gtid;
-      };
-      std::map<std::string, std::size_t> final_events;
-      iceberg::scan_rows(
-          iceberg::plan_scan(changelog.metadata), schema,
-          [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) { ++final_events[gtid_of(row)]; });
-      std::set<std::string> seen_files, seen_gtids;
-      for (const auto& entry : changelog.metadata.snapshot_log) {
-        iceberg::ScanPlan plan = iceberg::plan_scan(changelog.metadata, entry.snapshot_id);
-        std::erase_if(plan.data_files, [&](const iceberg::LiveFile& file) {
-          return !seen_files.insert(file.file.file_path).second;  // only what this snapshot added
-        });
-        std::map<std::string, std::size_t> added;
-        iceberg::scan_rows(plan, schema, [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) {
-          ++added[gtid_of(row)];
-        });
-        const std::string commit_id =
-            changelog.metadata.find_snapshot(entry.snapshot_id)->summary.at("binberg.commit-id");
-        for (const auto& [gtid, events] : added) {
-          EXPECT_EQ(events, final_events[gtid])
-              << table << ": snapshot " << entry.snapshot_id << " holds part of " << gtid;
-          EXPECT_TRUE(seen_gtids.insert(gtid).second) << table << ": " << gtid << " arrived in two snapshots";
-          const auto [it, first] = commit_of_gtid.emplace(gtid, commit_id);
-          EXPECT_EQ(it->second, commit_id) << gtid << " became visible in different commits per table";
-          checked_transactions += first ? 1 : 0;
-        }
-        ++checked_snapshots;
-      }
-    }
-    EXPECT_GE(checked_snapshots, min_snapshots) << "too few snapshots to check";
-    std::cout << "checked " << checked_snapshots << " snapshots, " << checked_transactions << " transactions\n";
+    std::vector<iceberg::TableIdentifier> changelogs;
+    for (const std::string& table : tables) changelogs.push_back({database, table + "_changelog"});
+    const verify::HistoryFinding finding = verify::check_whole_transactions(*catalog, changelogs);
+    EXPECT_EQ(finding.violation_count, 0u) << ::testing::PrintToString(finding.violations);
+    EXPECT_GE(finding.snapshots_checked, min_snapshots) << "too few snapshots to check";
+    std::cout << "checked " << finding.snapshots_checked << " snapshots, " << finding.transactions_checked
+              << " transactions\n";
   }
 
   // Over every snapshot of current-state table TABLE: the sum of COLUMN is TOTAL. A transfer
@@ -258,18 +225,9 @@ address = "127.0.0.1:0"
   void expect_every_snapshot_sums_to(const std::string& table, const std::string& column_name, std::int64_t total) {
     const auto catalog = iceberg::open_catalog(catalog_options());
     const auto& database = binberg::testing::stack().mariadb().database;
-    const iceberg::LoadedTable state = catalog->load_table(iceberg::TableIdentifier{database, table});
-    const iceberg::Schema& schema = state.metadata.current_schema();
-    const std::size_t summed = column(schema, column_name);
-    for (const auto& entry : state.metadata.snapshot_log) {
-      std::int64_t sum = 0;
-      iceberg::scan_rows(
-          iceberg::plan_scan(state.metadata, entry.snapshot_id), schema,
-          [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) { sum += integer(row[summed]); });
-      EXPECT_EQ(sum, total) << table << ": snapshot " << entry.snapshot_id << " ("
-                            << state.metadata.find_snapshot(entry.snapshot_id)->summary.at("binberg.commit-id")
-                            << ") holds part of a transfer";
-    }
+    const verify::HistoryFinding finding =
+        verify::check_every_snapshot_sums_to(*catalog, iceberg::TableIdentifier{database, table}, column_name, total);
+    EXPECT_EQ(finding.violation_count, 0u) << ::testing::PrintToString(finding.violations);
   }
 
   // Over every snapshot of current-state table TABLE: no key's state moves backwards (its

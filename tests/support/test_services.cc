@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -12,9 +11,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <thread>
 
 #include "core/error.h"
+#include "lab/stack_control.h"
 
 namespace binberg::testing {
 
@@ -88,14 +87,7 @@ std::string run_command(const std::string& command) {
   return output;
 }
 
-void kill_service(const std::string& service) {
-  const auto& services = stack();
-  std::ifstream pid_file(services.dir + "/" + service + "/" + service + ".pid");
-  pid_t pid = 0;
-  if (!(pid_file >> pid)) fail("no {} pid file in {}", service, services.dir);
-  if (::kill(pid, SIGKILL) != 0) fail("cannot SIGKILL {} (pid {})", service, pid);
-  for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-}
+void kill_service(const std::string& service) { lab::kill_service(stack().dir, service); }
 
 void start_service(const std::string& service) {
   const auto& services = stack();
