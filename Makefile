@@ -7,12 +7,17 @@ SANITIZE_DIR := build/sanitize
 CMAKE_FLAGS := -G Ninja -DBUILD_TESTING=ON
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: bench demo setup build build-sanitize test unit-test integration-test services-up services-down format clean fuzz
+.PHONY: bench demo drills setup build build-sanitize test unit-test integration-test services-up services-down format clean fuzz
 
 demo: setup build
 	./scripts/services up
 	$(RELEASE_DIR)/src/cli/binberg smoke
 	./scripts/demo
+	$(RELEASE_DIR)/src/cli/binberg drill run all --quick
+
+# Every drill at full size (100,000 row events each) on the drill stack; records in runs/.
+drills: build
+	$(RELEASE_DIR)/src/cli/binberg drill run all
 
 setup:
 	./scripts/setup

@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"binberg: exactly-once CDC from MySQL/MariaDB into Apache Iceberg"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("binberg ") + binberg::kVersion);
+  app.set_version_flag("--version", std::string("binberg ") + binberg::kVersion + " (" + binberg::kGitSha + ")");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
 
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       binberg::cli::add_replicate_command(app), binberg::cli::add_reconcile_command(app),
       binberg::cli::add_gen_command(app),       binberg::cli::add_table_command(app),
       binberg::cli::add_source_command(app),    binberg::cli::add_sink_command(app),
-      binberg::cli::add_dlq_command(app),
+      binberg::cli::add_dlq_command(app),       binberg::cli::add_drill_command(app),
   };
 
   CLI11_PARSE(app, argc, argv);
