@@ -71,7 +71,7 @@ void check_supported(const json& schema, const std::string& pointer) {
     fail("JSON schema {}: a schema must be an object or a boolean", pointer.empty() ? "#" : pointer);
   for (const auto& [keyword, value] : schema.items()) {
     const std::string at = pointer + "/" + escape_token(keyword);
-    if (!kKeywords.contains(keyword)) fail("JSON schema {}: keyword '{}' is not supported", at, keyword);
+    if (!supported_keywords().contains(keyword)) fail("JSON schema {}: keyword '{}' is not supported", at, keyword);
     if (keyword == "properties" || keyword == "patternProperties" || keyword == "definitions") {
       if (!value.is_object()) fail("JSON schema {}: must be an object", at);
       for (const auto& [name, sub] : value.items()) check_supported(sub, at + "/" + escape_token(name));
@@ -371,6 +371,8 @@ class Validator {
 };
 
 }  // namespace
+
+const std::set<std::string, std::less<>>& supported_keywords() { return kKeywords; }
 
 JsonSchema JsonSchema::parse(const nlohmann::json& schema) {
   check_supported(schema, "");

@@ -12,12 +12,17 @@
 // title, description, default, examples, format) are accepted and not checked. A schema using any
 // other keyword is refused when it is parsed, so nothing is silently left unchecked.
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace binberg::evidence {
+
+// Every keyword a schema may use (the checked ones and the annotations).
+const std::set<std::string, std::less<>>& supported_keywords();
 
 class JsonSchema {
  public:
