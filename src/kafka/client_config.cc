@@ -1,10 +1,43 @@
 #include "kafka/client_config.h"
 
 #include <librdkafka/rdkafkacpp.h>
+#include <spdlog/spdlog.h>
 
 #include "core/error.h"
 
 namespace binberg::kafka {
+namespace {
+
+// librdkafka's log lines and errors through binberg's logger (timestamps, levels, --log-level),
+// never raw on stderr. A broker going away is an operating condition the client retries: a warning;
+// what librdkafka calls a warning is a retry it handles itself: info.
+class LogThroughSpdlog : public RdKafka::EventCb {
+ public:
+  void event_cb(RdKafka::Event& event) override {
+    switch (event.type()) {
+      case RdKafka::Event::EVENT_LOG:
+        spdlog::log(level_of(event.severity()), "kafka {}: {}", event.fac(), event.str());
+        break;
+      case RdKafka::Event::EVENT_ERROR:
+        spdlog::log(event.fatal() ? spdlog::level::err : spdlog::level::warn, "kafka: {}: {}",
+                    RdKafka::err2str(event.err()), event.str());
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  static spdlog::level::level_enum level_of(RdKafka::Event::Severity severity) {
+    if (severity <= RdKafka::Event::EVENT_SEVERITY_CRITICAL) return spdlog::level::err;
+    // librdkafka's own warnings are retries it handles (e.g. "coordinator load in progress").
+    if (severity <= RdKafka::Event::EVENT_SEVERITY_ERROR) return spdlog::level::warn;
+    if (severity <= RdKafka::Event::EVENT_SEVERITY_INFO) return spdlog::level::info;
+    return spdlog::level::debug;
+  }
+};
+
+}  // namespace
 
 bool is_secret_property(const std::string& name) {
   for (const char* marker : {"password", "secret", "sasl.oauthbearer.config", "ssl.key.pem", "ssl_key"}) {
@@ -26,6 +59,11 @@ std::unique_ptr<RdKafka::Conf> make_config(const ClientOptions& options,
       throw ConfigError(fmt::format("kafka: property {}={} rejected: {}", key,
                                     is_secret_property(key) ? "<redacted>" : value, error));
     }
+  }
+  static LogThroughSpdlog log;  // stateless; lives as long as every client
+  std::string error;
+  if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(&log), error) != RdKafka::Conf::CONF_OK) {
+    fail("kafka: cannot route the client's log: {}", error);
   }
   return conf;
 }
