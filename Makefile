@@ -26,8 +26,9 @@ $(SANITIZE_DIR)/build.ninja:
 build: $(RELEASE_DIR)/build.ninja
 	cmake --build $(RELEASE_DIR)
 
+# Only the unit tests run under the sanitizers, so only they are built there.
 build-sanitize: $(SANITIZE_DIR)/build.ninja
-	cmake --build $(SANITIZE_DIR)
+	cmake --build $(SANITIZE_DIR) --target unit_tests
 
 test: unit-test integration-test
 
@@ -52,6 +53,7 @@ clean:
 # `make bench` needs the demo stack up (make services-up).
 bench: build
 	$(RELEASE_DIR)/bench/decode_bench --dir $${BINBERG_SERVICES_DIR:-.services}
+	$(RELEASE_DIR)/bench/snapshot_bench --dir $${BINBERG_SERVICES_DIR:-.services}
 	$(RELEASE_DIR)/bench/avro_bench
 	$(RELEASE_DIR)/bench/table_bench
 	.venv/bin/python bench/path_a_bench.py

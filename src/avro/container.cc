@@ -160,11 +160,8 @@ ContainerReader::ContainerReader(std::istream& in, std::string source) : input_(
 
   const auto schema = metadata_.find(std::string(kSchemaKey));
   if (schema == metadata_.end()) input_.fail_at(0, "header has no avro.schema");
-  try {
-    writer_schema_ = Schema::parse(schema->second);
-  } catch (const Error& e) {
-    fail("avro container: invalid writer schema in {}: {}", input_.source(), e.what());
-  }
+  writer_schema_ = with_context(fmt::format("avro container: invalid writer schema in {}", input_.source()),
+                                [&] { return Schema::parse(schema->second); });
   if (const auto codec = metadata_.find(std::string(kCodecKey)); codec != metadata_.end()) {
     codec_ = parse_codec(codec->second, input_.source());
   }

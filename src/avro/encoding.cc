@@ -49,11 +49,11 @@ void Encoder::write_bytes(std::string_view bytes) {
   out_.append(bytes);
 }
 
-DecodeError::DecodeError(std::string message) : Error(message), message_(std::move(message)), full_(message_) {}
+DecodeError::DecodeError(std::string message) : Error(message), problem_(std::move(message)) {}
 
 void DecodeError::prepend_path(std::string_view segment) {
   path_ = fmt::format("/{}{}", segment, path_);
-  full_ = fmt::format("{}, at {}", message_, path_);
+  set_message(fmt::format("{}, at {}", problem_, path_));
 }
 
 void Decoder::fail_at(std::size_t offset, std::string_view problem) const {
@@ -345,15 +345,19 @@ void encode_value(const Node& schema, const Value& value, Encoder& encoder) {
   }
 }
 
+// What a walk does with a block whose byte size the writer recorded: read its items, or (when
+// skipping) jump over it whole.
+enum class SizedBlocks { kRead, kJump };
+
 // Walks the items of a blocked array or map; `item` reads or skips one item (and for maps its key).
-// When skipping, blocks whose byte size the writer recorded are jumped over whole.
 template <typename ReadItem>
-void for_each_block_item(const Node& items, Decoder& decoder, ReadItem&& item, bool jump_sized_blocks = false) {
+void for_each_block_item(const Node& items, Decoder& decoder, ReadItem&& item,
+                         SizedBlocks sized_blocks = SizedBlocks::kRead) {
   for (;;) {
     const std::size_t block_start = decoder.offset();
     const Decoder::BlockHeader block = decoder.read_block_header();
     if (block.count == 0) return;
-    if (jump_sized_blocks && block.byte_size) {
+    if (sized_blocks == SizedBlocks::kJump && block.byte_size) {
       decoder.skip(*block.byte_size);
       continue;
     }
@@ -497,7 +501,7 @@ void skip(const Node& schema, Decoder& decoder) {
             if (is_map) decoder.read_bytes();
             skip(*schema.items, decoder);
           },
-          /*jump_sized_blocks=*/true);
+          SizedBlocks::kJump);
       return;
     }
     case Type::kRecord:

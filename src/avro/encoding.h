@@ -22,16 +22,14 @@ namespace binberg::avro {
 class DecodeError : public Error {
  public:
   explicit DecodeError(std::string message);
-  const char* what() const noexcept override { return full_.c_str(); }
   // The path inside the datum, "" when the problem is at the top level.
   const std::string& path() const { return path_; }
   // Adds a path segment in front ("fields/name", "3", a map key, a union branch).
   void prepend_path(std::string_view segment);
 
  private:
-  std::string message_;
+  std::string problem_;
   std::string path_;
-  std::string full_;
 };
 
 // Deeper data is rejected: recursive schemas would otherwise let hostile input exhaust the stack.

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/failpoint.h"
+
 namespace binberg::capture {
 
 SourceReaderMetrics::SourceReaderMetrics(metrics::Registry& registry)
@@ -80,6 +82,7 @@ void SourceReader::run() {
         const bool last = following.empty();
         if (!push(TransactionBatch{header, std::move(batch), last, reader_.position()})) return;
         if (last) break;
+        failpoint::hit("source.between_batches");  // a slow decode of a wide or spilled transaction
         batch = std::move(following);
       }
     }

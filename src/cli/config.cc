@@ -41,8 +41,11 @@ class Section {
   Section(const toml::table* table, std::string name, const std::string& path)
       : table_(table), name_(std::move(name)), path_(path) {}
 
+  // "FILE: [SECTION] KEY", what starts every message about KEY.
+  std::string where(const std::string& key) const { return fmt::format("{}: [{}] {}", path_, name_, key); }
+
   [[noreturn]] void error(const std::string& key, const std::string& problem) const {
-    throw ConfigError(fmt::format("{}: [{}] {}: {}", path_, name_, key, problem));
+    throw ConfigError(fmt::format("{}: {}", where(key), problem));
   }
 
   template <typename T>
@@ -110,12 +113,8 @@ class Section {
       error(prefix, fmt::format("secrets are not kept in the file; use {0}_env or {0}_file", prefix));
     }
     if (env && file) error(prefix + "_env", fmt::format("set {0}_env or {0}_file, not both", prefix));
-    try {
-      if (env) return secret_from_env(*env);
-      if (file) return secret_from_file(*file);
-    } catch (const ConfigError& problem) {
-      error(prefix + (env ? "_env" : "_file"), problem.what());
-    }
+    if (env) return with_context(where(prefix + "_env"), [&] { return secret_from_env(*env); });
+    if (file) return with_context(where(prefix + "_file"), [&] { return secret_from_file(*file); });
     return "";
   }
 
@@ -187,12 +186,12 @@ Config parse_config(const std::string& text, const std::string& path) {
     throw ConfigError(
         fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
   }
-  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "commit", "replicator",
-                                                  "memory", "kafka",   "registry", "sink",   "metrics"};
+  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "types", "commit", "replicator",
+                                                  "memory", "kafka",   "registry", "sink",  "metrics"};
   for (const auto& [key, node] : root) {
     if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
       throw ConfigError(
-          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, commit, "
+          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, types, commit, "
                       "replicator, memory, kafka, registry, sink, metrics)",
                       path, key.str()));
     }
@@ -236,10 +235,22 @@ Config parse_config(const std::string& text, const std::string& path) {
   if (config.catalog.warehouse.empty() && catalog_required)
     iceberg.error("warehouse", "is required (an absolute path or file:/ URI)");
   config.catalog.password = iceberg.secret("catalog_password");
+  config.catalog.durability = iceberg.get_or<bool>("allow_non_durable_catalog", false)
+                                  ? iceberg::CatalogDurability::kNotRequired
+                                  : iceberg::CatalogDurability::kRequired;
   config.iceberg_namespace = iceberg.get_or<std::string>("namespace", "");
   config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
   if (config.changelog_suffix.empty()) iceberg.error("changelog_suffix", "must not be empty");
   iceberg.check_all_understood();
+
+  Section types(root["types"].as_table(), "types", path);
+  const std::string wide_decimal = types.get_or<std::string>("wide_decimal", "refuse");
+  if (wide_decimal == "string") {
+    config.types.wide_decimal = tables::WideDecimal::kString;
+  } else if (wide_decimal != "refuse") {
+    types.error("wide_decimal", fmt::format("'{}' is neither refuse nor string", wide_decimal));
+  }
+  types.check_all_understood();
 
   Section commit(root["commit"].as_table(), "commit", path);
   config.commit.interval = std::chrono::milliseconds(commit.positive<std::uint32_t>("interval_ms", 1000));
@@ -346,6 +357,22 @@ std::vector<capture::CapturedTable> resolve_tables(mysql::Connection& connection
   return tables;
 }
 
+std::optional<std::string> stopped_reason(const Config& config, iceberg::Catalog& catalog,
+                                          const capture::CapturedTable& table, const TableSchema& schema) {
+  const std::string ns = config.iceberg_namespace.empty() ? table.database : config.iceberg_namespace;
+  try {
+    catalog.metadata_location(iceberg::TableIdentifier{ns, table.table + config.changelog_suffix});
+    return std::nullopt;
+  } catch (const iceberg::NoSuchTable&) {
+  }
+  try {
+    tables::check_mappable(schema, config.types);
+  } catch (const tables::UnmappableTable& error) {
+    return error.what();
+  }
+  return std::nullopt;
+}
+
 replicate::ReplicatorOptions replicator_options(const Config& config, std::vector<capture::CapturedTable> tables) {
   require_catalog(config);
   replicate::ReplicatorOptions options;
@@ -358,6 +385,7 @@ replicate::ReplicatorOptions replicator_options(const Config& config, std::vecto
   options.writer = writer_options(config);
   options.snapshot_chunk_rows = config.snapshot_chunk_rows;
   options.reader = reader_options(config);
+  options.types = config.types;
   return options;
 }
 
@@ -383,6 +411,7 @@ sink::KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.writer = writer_options(config);
   options.max_consecutive_failures = config.kafka.max_retries;
   options.queue_records = config.memory.queue_events;
+  options.types = config.types;
   return options;
 }
 

@@ -21,6 +21,7 @@
 // (`password_env`) or a file (`password_file`, which must not be readable by others).
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,7 @@ struct Config {
   capture::CommitPolicy commit;
   std::string writer_id = "binberg";
   std::size_t snapshot_chunk_rows = 10'000;
+  tables::TypeMapping types;  // [types]
   MemoryLimits memory;
   KafkaConfig kafka;
   std::string metrics_address;  // host:port of the Prometheus endpoint; empty: none
@@ -95,6 +97,12 @@ Config parse_config(const std::string& text, const std::string& path);
 
 // The source tables the rules select, from information_schema (base tables only), sorted.
 std::vector<capture::CapturedTable> resolve_tables(mysql::Connection& connection, const CaptureRules& rules);
+
+// Why binberg does not replicate the captured TABLE, whose source definition is SCHEMA: it cannot
+// map it onto Iceberg tables under CONFIG's [types] (tables::UnmappableTable) and so made none in
+// CATALOG. nullopt when it can, or when the tables exist (a table keeps the types it was made with).
+std::optional<std::string> stopped_reason(const Config& config, iceberg::Catalog& catalog,
+                                          const capture::CapturedTable& table, const TableSchema& schema);
 
 // Replicator options from CONFIG and the resolved TABLES; throws ConfigError when CONFIG has no
 // [iceberg] catalog.

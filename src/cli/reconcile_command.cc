@@ -1,7 +1,10 @@
 // `binberg reconcile --config FILE [--table db.t]...`: compares source tables with their Iceberg
 // tables at one consistent point and prints the verdict (text, or JSON with --json). Exit code 0
-// when every table is equal and its changelog audit clean, 3 on any difference.
+// when every table is equal and every check ran (or was skipped as asked: --no-audit), 3 on any
+// difference or a captured table binberg does not replicate (it cannot map it: "stopped"), 4 when
+// nothing differs but a check could not run (docs/reconcile.md).
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/config.h"
+#include "core/assert.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
 #include "mysql/snapshot_reader.h"
@@ -17,6 +21,9 @@
 
 namespace binberg::cli {
 namespace {
+
+constexpr int kExitDifferent = 3;
+constexpr int kExitIncomplete = 4;
 
 struct ReconcileArgs {
   std::string config;
@@ -42,12 +49,18 @@ int run_reconcile(const ReconcileArgs& args) {
   }
   const auto catalog = iceberg::open_catalog(config.catalog);
   nlohmann::json reports = nlohmann::json::array();
-  bool all_equal = true;
+  verify::Verdict verdict = verify::Verdict::kEqual;
   for (const auto& table : tables) {
+    // A table binberg cannot map has no Iceberg tables to compare with: reported, and not equal.
     const auto source_schema = mysql::load_table_schema(connection, table.database, table.table);
-    if (source_schema->primary_key.empty()) {
-      spdlog::warn("reconcile: {} has no primary key; skipped (its changelog has no current state to compare)",
-                   table.qualified_name());
+    if (const auto stopped = stopped_reason(config, *catalog, table, *source_schema)) {
+      verdict = verify::combine(verdict, verify::Verdict::kDifferent);
+      if (args.json) {
+        reports.push_back(
+            {{"verdict", "stopped"}, {"source", {{"table", table.qualified_name()}}}, {"reason", *stopped}});
+      } else {
+        std::cout << fmt::format("{}: STOPPED, not replicated: {}\n", table.qualified_name(), *stopped);
+      }
       continue;
     }
     verify::ReconcileOptions options;
@@ -56,11 +69,12 @@ int run_reconcile(const ReconcileArgs& args) {
     options.table = table;
     const std::string ns = config.iceberg_namespace.empty() ? table.database : config.iceberg_namespace;
     options.state_table = iceberg::TableIdentifier{ns, table.table};
-    if (args.audit) options.changelog_table = iceberg::TableIdentifier{ns, table.table + config.changelog_suffix};
+    options.changelog_table = iceberg::TableIdentifier{ns, table.table + config.changelog_suffix};
+    options.audit = args.audit ? verify::AuditRequest::kRun : verify::AuditRequest::kSkip;
     options.wait = std::chrono::seconds(args.wait_seconds);
     options.max_examples = args.examples;
     const verify::ReconcileReport report = verify::reconcile(options, *catalog);
-    all_equal = all_equal && report.ok();
+    verdict = verify::combine(verdict, report.verdict());
     if (args.json) {
       reports.push_back(report.to_json());
     } else {
@@ -68,8 +82,16 @@ int run_reconcile(const ReconcileArgs& args) {
     }
   }
   if (args.json)
-    std::cout << nlohmann::json{{"verdict", all_equal ? "equal" : "different"}, {"tables", reports}}.dump(2) << "\n";
-  return all_equal ? 0 : 3;
+    std::cout << nlohmann::json{{"verdict", verify::to_string(verdict)}, {"tables", reports}}.dump(2) << "\n";
+  switch (verdict) {
+    case verify::Verdict::kEqual:
+      return 0;
+    case verify::Verdict::kDifferent:
+      return kExitDifferent;
+    case verify::Verdict::kIncomplete:
+      return kExitIncomplete;
+  }
+  BINBERG_UNREACHABLE("verdict {}", static_cast<int>(verdict));
 }
 
 }  // namespace
@@ -80,7 +102,8 @@ Command add_reconcile_command(CLI::App& app) {
   command->add_option("-c,--config", args->config, "configuration file (the one replicate uses)")->required();
   command->add_option("-t,--table", args->tables, "database.table to compare (default: every captured table)");
   command->add_flag("--json", args->json, "print a JSON report");
-  command->add_flag("!--no-audit", args->audit, "skip the changelog event-id audit");
+  command->add_flag("!--no-audit", args->audit,
+                    "skip the changelog event-id audit, and accept a verdict without it (exit 0, not 4)");
   command->add_option("--wait", args->wait_seconds, "seconds to wait for the tables to reach the source")
       ->capture_default_str();
   command->add_option("--examples", args->examples, "differences to show per table")->capture_default_str();

@@ -38,6 +38,7 @@ int run_replicate(const std::string& config_path, const std::vector<std::string>
   const auto& stats = replicator.stats();
   spdlog::info("replicate: {} transactions, {} events, {} snapshot rows, {} commits; last position {}",
                stats.transactions, stats.events, stats.snapshot_rows, stats.commits, stats.position);
+  for (const std::string& stopped : stats.stopped_tables) spdlog::error("replicate: not replicated: {}", stopped);
   return 0;
 }
 

@@ -66,7 +66,7 @@ int run_sink(const SinkArgs& args) {
       stats.replays_applied, stats.replays_superseded, stats.replays_duplicate, stats.schema_changes, stats.commits,
       stats.rollbacks);
   if (!stats.stopped_tables.empty()) {
-    spdlog::error("sink: stopped at a refused schema change, still to be applied: {}",
+    spdlog::error("sink: stopped tables (a refused schema change, or unmappable; the log says why): {}",
                   fmt::join(stats.stopped_tables, ", "));
   }
   if (args.rebuild.empty()) return 0;

@@ -131,9 +131,10 @@ std::string parquet_round_trip(const std::string& dir, const std::vector<ItemRow
       fail("parquet: out of memory building the batch");
     }
   }
-  auto schema = arrow::schema({iceberg::field_with_id("id", arrow::int64(), false, 1),
-                               iceberg::field_with_id("name", arrow::utf8(), false, 2),
-                               iceberg::field_with_id("price", arrow::utf8(), true, 3)});
+  using iceberg::Nullable;
+  auto schema = arrow::schema({iceberg::field_with_id("id", arrow::int64(), Nullable::kNo, 1),
+                               iceberg::field_with_id("name", arrow::utf8(), Nullable::kNo, 2),
+                               iceberg::field_with_id("price", arrow::utf8(), Nullable::kYes, 3)});
   auto table = arrow::Table::Make(
       schema, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie(), prices.Finish().ValueOrDie()});
   std::filesystem::create_directories(dir);

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/config.h"
@@ -22,6 +23,7 @@
 #include "iceberg/compaction.h"
 #include "iceberg/snapshot_expiry.h"
 #include "iceberg/table_scan.h"
+#include "mysql/snapshot_reader.h"
 
 namespace binberg::cli {
 namespace {
@@ -95,15 +97,45 @@ void print(const TableArgs& args, const json& document, const std::string& text)
   }
 }
 
+// The tables CONFIG captures that have no Iceberg tables in CATALOG (LISTED names those it has), in
+// namespace NS if given: "stopped" with why binberg cannot map one (stopped_reason), else "not
+// created" yet. The source says what is captured; when it cannot be asked, a warning says they
+// are not listed.
+void list_captured_without_tables(const Config& config, iceberg::Catalog& catalog, const std::set<std::string>& listed,
+                                  const std::string& ns, json& list, std::string& text) {
+  std::optional<mysql::Connection> connection;
+  std::vector<capture::CapturedTable> captured;
+  try {
+    connection.emplace(mysql::Connection::open(config.source));
+    captured = resolve_tables(*connection, config.capture);
+  } catch (const Error& error) {
+    spdlog::warn("table ls: the captured tables without Iceberg tables are not listed: {}", error.what());
+    return;
+  }
+  for (const capture::CapturedTable& table : captured) {
+    const std::string table_ns = config.iceberg_namespace.empty() ? table.database : config.iceberg_namespace;
+    const std::string name = table_ns + "." + table.table;
+    if ((!ns.empty() && table_ns != ns) || listed.contains(name + config.changelog_suffix)) continue;
+    const auto schema = mysql::load_table_schema(*connection, table.database, table.table);
+    const std::optional<std::string> stopped = stopped_reason(config, catalog, table, *schema);
+    const std::string status = stopped ? "stopped" : "not created";
+    const std::string reason = stopped.value_or("binberg creates its Iceberg tables when it first copies it");
+    list.push_back({{"table", name}, {"status", status}, {"reason", reason}});
+    text += fmt::format("{:<40} {}: {}\n", name, status, reason);
+  }
+}
+
 int run_ls(const TableArgs& args) {
   const auto catalog = open_catalog(args);
   std::vector<std::string> namespaces = args.table.empty() ? catalog->list_namespaces() : std::vector{args.table};
   json list = json::array();
+  std::set<std::string> listed;
   std::string text = fmt::format("{:<40} {:>8} {:>12} {:>8} {:>8}\n", "TABLE", "SNAPS", "RECORDS", "DATA", "DELETES");
   for (const std::string& ns : namespaces) {
     for (const iceberg::TableIdentifier& id : catalog->list_tables(ns)) {
       const iceberg::LoadedTable table = catalog->load_table(id);
       const iceberg::Snapshot* current = table.metadata.current_snapshot();
+      listed.insert(id.to_string());
       list.push_back({{"table", id.to_string()},
                       {"snapshots", table.metadata.snapshots.size()},
                       {"total-records", summary_value(current, "total-records")},
@@ -113,6 +145,9 @@ int run_ls(const TableArgs& args) {
                           summary_value(current, "total-records"), summary_value(current, "total-data-files"),
                           summary_value(current, "total-delete-files"));
     }
+  }
+  if (!args.config.empty()) {
+    list_captured_without_tables(load_config(args.config), *catalog, listed, args.table, list, text);
   }
   print(args, list, text);
   return 0;
@@ -243,15 +278,18 @@ json compaction_json(const iceberg::CompactionResult& result) {
           {"attempts", result.attempts}};
 }
 
-int run_compact(const TableArgs& args, bool manifests_only) {
+using Compaction = iceberg::CompactionResult (*)(iceberg::Catalog&, const iceberg::TableIdentifier&,
+                                                 const iceberg::CompactionOptions&);
+
+// COMPACTION is iceberg::compact_table or iceberg::rewrite_manifests.
+int run_compact(const TableArgs& args, Compaction compaction) {
   if (args.target_file_size_mb < 1) throw ConfigError("--target-file-size-mb must be at least 1");
   const auto catalog = open_catalog(args);
   iceberg::CompactionOptions options;
   options.target_file_size_bytes = args.target_file_size_mb << 20;
   options.min_input_files = args.min_input_files;
   const iceberg::TableIdentifier id = table_id(args.table);
-  const iceberg::CompactionResult result = manifests_only ? iceberg::rewrite_manifests(*catalog, id, options)
-                                                          : iceberg::compact_table(*catalog, id, options);
+  const iceberg::CompactionResult result = compaction(*catalog, id, options);
   const std::string text =
       result.snapshot_id
           ? fmt::format(
@@ -264,43 +302,59 @@ int run_compact(const TableArgs& args, bool manifests_only) {
   return 0;
 }
 
-int run_expire(const TableArgs& args) {
+// What a file removal (expire, remove-orphans) reports: JSON (without "dry-run", added here) and text.
+struct RemovalReport {
+  json document;
+  std::string text;
+};
+
+// The skeleton of expire and remove-orphans: both remove files older than --older-than (DEFAULT_AGE
+// when not given) from one table, or only report them with --dry-run. REMOVE runs the removal on
+// the table with the cut-off time (Unix ms) and reports.
+template <typename Remove>
+int run_removal(const TableArgs& args, const char* default_age, Remove remove) {
   const auto catalog = open_catalog(args);
-  iceberg::ExpireOptions options;
-  options.older_than_ms = unix_millis() - parse_age(args.older_than.empty() ? "7d" : args.older_than, "--older-than");
-  options.retain_last = args.retain_last;
-  options.dry_run = args.dry_run;
+  const std::int64_t older_than_ms =
+      unix_millis() - parse_age(args.older_than.empty() ? default_age : args.older_than, "--older-than");
   const iceberg::TableIdentifier id = table_id(args.table);
-  const iceberg::ExpireResult result = iceberg::expire_snapshots(*catalog, id, options);
-  const json document{{"dry-run", args.dry_run},
-                      {"expired-snapshots", result.expired_snapshots},
-                      {"deleted-files", result.deleted_files},
-                      {"deleted-bytes", result.deleted_bytes}};
-  std::string text =
-      fmt::format("{}: {} snapshots {}expired, {} files {}deleted\n", id.to_string(), result.expired_snapshots.size(),
-                  args.dry_run ? "would be " : "", result.deleted_files.size(), args.dry_run ? "would be " : "");
-  print(args, document, text);
+  RemovalReport report = remove(*catalog, id, older_than_ms);
+  report.document["dry-run"] = args.dry_run;
+  print(args, report.document, report.text);
   return 0;
 }
 
+int run_expire(const TableArgs& args) {
+  return run_removal(args, "7d", [&](iceberg::Catalog& catalog, const iceberg::TableIdentifier& id, std::int64_t cut) {
+    iceberg::ExpireOptions options;
+    options.older_than_ms = cut;
+    options.retain_last = args.retain_last;
+    options.dry_run = args.dry_run;
+    const iceberg::ExpireResult result = iceberg::expire_snapshots(catalog, id, options);
+    const char* would = args.dry_run ? "would be " : "";
+    return RemovalReport{{{"expired-snapshots", result.expired_snapshots},
+                          {"deleted-files", result.deleted_files},
+                          {"deleted-bytes", result.deleted_bytes}},
+                         fmt::format("{}: {} snapshots {}expired, {} files {}deleted\n", id.to_string(),
+                                     result.expired_snapshots.size(), would, result.deleted_files.size(), would)};
+  });
+}
+
 int run_remove_orphans(const TableArgs& args) {
-  const auto catalog = open_catalog(args);
-  iceberg::OrphanOptions options;
-  options.older_than_ms = unix_millis() - parse_age(args.older_than.empty() ? "3d" : args.older_than, "--older-than");
-  options.dry_run = args.dry_run;
-  const iceberg::TableIdentifier id = table_id(args.table);
-  const iceberg::OrphanResult result = iceberg::remove_orphan_files(*catalog, id, options);
-  const json document{{"dry-run", args.dry_run},
-                      {"files-checked", result.files_checked},
-                      {"orphan-files", result.orphan_files},
-                      {"orphan-bytes", result.orphan_bytes}};
-  std::string text;
-  for (const std::string& file : result.orphan_files) text += file + "\n";
-  text += fmt::format("{}: {} of {} files are orphans ({} bytes){}\n", id.to_string(), result.orphan_files.size(),
-                      result.files_checked, result.orphan_bytes,
-                      args.dry_run ? ", nothing deleted (dry run)" : ", deleted");
-  print(args, document, text);
-  return 0;
+  return run_removal(args, "3d", [&](iceberg::Catalog& catalog, const iceberg::TableIdentifier& id, std::int64_t cut) {
+    iceberg::OrphanOptions options;
+    options.older_than_ms = cut;
+    options.dry_run = args.dry_run;
+    const iceberg::OrphanResult result = iceberg::remove_orphan_files(catalog, id, options);
+    std::string text;
+    for (const std::string& file : result.orphan_files) text += file + "\n";
+    text += fmt::format("{}: {} of {} files are orphans ({} bytes){}\n", id.to_string(), result.orphan_files.size(),
+                        result.files_checked, result.orphan_bytes,
+                        args.dry_run ? ", nothing deleted (dry run)" : ", deleted");
+    return RemovalReport{{{"files-checked", result.files_checked},
+                          {"orphan-files", result.orphan_files},
+                          {"orphan-bytes", result.orphan_bytes}},
+                         std::move(text)};
+  });
 }
 
 }  // namespace
@@ -309,67 +363,71 @@ Command add_table_command(CLI::App& app) {
   auto* command = app.add_subcommand("table", "Inspect and maintain the Iceberg tables binberg writes");
   command->require_subcommand(1);
   auto args = std::make_shared<TableArgs>();
-  const auto common = [&](CLI::App* sub, bool needs_table) {
+  // Every subcommand finds the catalog and may print JSON; all but ls work on one table.
+  const auto with_catalog = [&](CLI::App* sub) {
     sub->add_option("-c,--config", args->config, "binberg configuration file (its [iceberg] catalog)");
     sub->add_option("--catalog", args->catalog_uri,
                     "catalog URI instead of --config (sqlite:////path.db, postgresql://...)");
     sub->add_option("--warehouse", args->warehouse, "warehouse with --catalog");
     sub->add_option("--catalog-name", args->catalog_name, "catalog name with --catalog")->capture_default_str();
     sub->add_flag("--json", args->json_output, "print JSON");
-    if (needs_table) sub->add_option("table", args->table, "namespace.table")->required();
+    return sub;
+  };
+  const auto with_table = [&](CLI::App* sub) {
+    with_catalog(sub)->add_option("table", args->table, "namespace.table")->required();
+    return sub;
+  };
+  // expire and remove-orphans remove files older than --older-than, or only report them.
+  const auto with_removal = [&](CLI::App* sub, const std::string& older_than_help) {
+    with_table(sub)->add_option("--older-than", args->older_than, older_than_help);
+    sub->add_flag("--dry-run", args->dry_run, "report, change nothing");
+    return sub;
   };
   std::vector<std::pair<CLI::App*, std::function<int()>>> actions;
-  auto* ls = command->add_subcommand("ls", "List tables with their size");
-  common(ls, false);
+  auto* ls = with_catalog(command->add_subcommand(
+      "ls", "List tables with their size; with --config also the captured tables that have none, and why"));
   ls->add_option("namespace", args->table, "only this namespace");
   actions.emplace_back(ls, [args] { return run_ls(*args); });
 
-  auto* show = command->add_subcommand("show", "Schema, partitioning, properties and the current snapshot");
-  common(show, true);
+  auto* show = with_table(command->add_subcommand("show", "Schema, partitioning, properties and the current snapshot"));
   actions.emplace_back(show, [args] { return run_show(*args); });
 
-  auto* snapshots = command->add_subcommand("snapshots", "Every snapshot with its summary");
-  common(snapshots, true);
+  auto* snapshots = with_table(command->add_subcommand("snapshots", "Every snapshot with its summary"));
   actions.emplace_back(snapshots, [args] { return run_snapshots(*args); });
 
-  auto* files = command->add_subcommand("files", "Live data and delete files of a snapshot");
-  common(files, true);
+  auto* files = with_table(command->add_subcommand("files", "Live data and delete files of a snapshot"));
   files->add_option("--snapshot", args->snapshot_id, "snapshot id (default: the current one)");
   actions.emplace_back(files, [args] { return run_files(*args); });
 
-  auto* scan = command->add_subcommand("scan", "Rows of a snapshot, deletes applied, as JSON arrays of canonical text");
-  common(scan, true);
+  auto* scan = with_table(
+      command->add_subcommand("scan", "Rows of a snapshot, deletes applied, as JSON arrays of canonical text"));
   scan->add_option("--snapshot", args->snapshot_id, "snapshot id (default: the current one)");
   scan->add_option("--limit", args->limit, "rows to print (0: all)")->capture_default_str();
   actions.emplace_back(scan, [args] { return run_scan(*args); });
 
-  auto* compact = command->add_subcommand("compact", "Rewrite small and delete-laden files; drop resolved deletes");
-  common(compact, true);
+  auto* compact =
+      with_table(command->add_subcommand("compact", "Rewrite small and delete-laden files; drop resolved deletes"));
   compact->add_option("--target-file-size-mb", args->target_file_size_mb, "size of the files written")
       ->capture_default_str();
   compact
       ->add_option("--min-input-files", args->min_input_files,
                    "small files a partition needs (without deletes) to be rewritten")
       ->capture_default_str();
-  actions.emplace_back(compact, [args] { return run_compact(*args, false); });
+  actions.emplace_back(compact, [args] { return run_compact(*args, iceberg::compact_table); });
 
-  auto* manifests = command->add_subcommand("rewrite-manifests", "Merge the manifests; no data file changes");
-  common(manifests, true);
-  actions.emplace_back(manifests, [args] { return run_compact(*args, true); });
+  auto* manifests =
+      with_table(command->add_subcommand("rewrite-manifests", "Merge the manifests; no data file changes"));
+  actions.emplace_back(manifests, [args] { return run_compact(*args, iceberg::rewrite_manifests); });
 
-  auto* expire = command->add_subcommand("expire", "Expire old snapshots and delete the files only they needed");
-  common(expire, true);
-  expire->add_option("--older-than", args->older_than, "age of the snapshots to expire, e.g. 7d, 12h (default 7d)");
+  auto* expire =
+      with_removal(command->add_subcommand("expire", "Expire old snapshots and delete the files only they needed"),
+                   "age of the snapshots to expire, e.g. 7d, 12h (default 7d)");
   expire->add_option("--retain-last", args->retain_last, "newest ancestors of the current snapshot always kept")
       ->capture_default_str();
-  expire->add_flag("--dry-run", args->dry_run, "report, change nothing");
   actions.emplace_back(expire, [args] { return run_expire(*args); });
 
-  auto* orphans = command->add_subcommand("remove-orphans", "Delete files nothing in the table refers to");
-  common(orphans, true);
-  orphans->add_option("--older-than", args->older_than,
-                      "grace period: younger files are kept, a writer may be committing them (default 3d)");
-  orphans->add_flag("--dry-run", args->dry_run, "report, change nothing");
+  auto* orphans = with_removal(command->add_subcommand("remove-orphans", "Delete files nothing in the table refers to"),
+                               "grace period: younger files are kept, a writer may be committing them (default 3d)");
   actions.emplace_back(orphans, [args] { return run_remove_orphans(*args); });
 
   return Command{command, [actions] {

@@ -1,6 +1,7 @@
 #include "core/failpoint.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -150,6 +151,8 @@ bool hit(std::string_view name) {
     case Action::kCrash:
       crash(name);
     case Action::kDelay:
+      // Said when it begins, so a test or drill can act while the process waits here.
+      spdlog::warn("failpoint {} fired: delay {} ms", name, trigger.delay.count());
       std::this_thread::sleep_for(trigger.delay);
       return false;
     case Action::kCall:

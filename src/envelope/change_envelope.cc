@@ -26,11 +26,15 @@ std::string avro_namespace(std::string_view topic) {
   return result;
 }
 
+// The value's fields are as nullable as the columns; the key's are all required, without defaults.
+enum class Fields { kNullableAsColumns, kAllRequired };
+
 // One field per column, with the column's description; NOT NULL columns are not unions. A
 // renamed column's earlier names become aliases, but none that a present column has (Avro matches
 // a field by name first, so such an alias could never apply).
-avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t>& columns, bool all_required,
+avro::Json column_fields(const TableSchema& table, const std::vector<std::size_t>& columns, Fields kind,
                          const ColumnHistory& history) {
+  const bool all_required = kind == Fields::kAllRequired;
   avro::Json fields = avro::Json::array();
   std::map<std::string, std::string> taken;  // Avro name -> column name
   for (const Column& column : table.columns) taken.emplace(avro_field_name(column.name), column.name);
@@ -143,7 +147,9 @@ EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topi
   avro::Json primary_key = avro::Json::array();
   for (const std::size_t index : table.primary_key) primary_key.push_back(table.columns[index].name);
   const avro::Json value_record{
-      {"type", "record"}, {"name", "Value"}, {"fields", column_fields(table, all_columns(table), false, history)}};
+      {"type", "record"},
+      {"name", "Value"},
+      {"fields", column_fields(table, all_columns(table), Fields::kNullableAsColumns, history)}};
   avro::Json before{{"name", "before"}, {"type", optional_of(value_record)}, {"default", nullptr}};
   avro::Json after{{"name", "after"}, {"type", optional_of("Value")}, {"default", nullptr}};
   avro::Json ts_ms{{"name", "ts_ms"}, {"type", optional_of("long")}, {"default", nullptr}};
@@ -157,11 +163,11 @@ EnvelopeSchemas envelope_schemas(const TableSchema& table, std::string_view topi
                                     avro::Json{{"name", "op"}, {"type", "string"}}, ts_ms})}};
   EnvelopeSchemas schemas{std::nullopt, avro::Schema::from_json(envelope)};
   if (!table.primary_key.empty()) {
-    schemas.key =
-        avro::Schema::from_json(avro::Json{{"type", "record"},
-                                           {"name", "Key"},
-                                           {"namespace", ns},
-                                           {"fields", column_fields(table, table.primary_key, true, history)}});
+    schemas.key = avro::Schema::from_json(
+        avro::Json{{"type", "record"},
+                   {"name", "Key"},
+                   {"namespace", ns},
+                   {"fields", column_fields(table, table.primary_key, Fields::kAllRequired, history)}});
   }
   return schemas;
 }

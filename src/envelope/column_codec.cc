@@ -104,6 +104,42 @@ Value integer_value(const Column& column, std::int64_t value) {
   return value;
 }
 
+// The value DATUM holds for COLUMN; errors name the value, from_avro adds the column.
+Value value_from_avro(const Column& column, const avro::Value& datum) {
+  switch (shape_of(column)) {
+    case Shape::kInt:
+      return integer_value(column, datum.as<std::int32_t>());
+    case Shape::kLong:
+      return integer_value(column, datum.as<std::int64_t>());
+    case Shape::kWideUnsigned: {
+      const std::string digits = decimal_from_bytes(datum.as<avro::Bytes>(), 0);
+      if (digits.starts_with('-') || digits.size() > 20 || (digits.size() == 20 && digits > "18446744073709551615")) {
+        fail("column {}: {} is not a 64-bit unsigned value", column.name, digits);
+      }
+      return static_cast<std::uint64_t>(std::stoull(digits));
+    }
+    case Shape::kFloat:
+      return datum.as<float>();
+    case Shape::kDouble:
+      return datum.as<double>();
+    case Shape::kDecimal:
+      return Decimal{decimal_from_bytes(datum.as<avro::Bytes>(), column.scale)};
+    case Shape::kDate:
+      return Date{datum.as<std::int32_t>()};
+    case Shape::kTime:
+      return TimeOfDay{datum.as<std::int64_t>()};
+    case Shape::kDateTime:
+      return DateTime{datum.as<std::int64_t>()};
+    case Shape::kTimestamp:
+      return Timestamp{datum.as<std::int64_t>()};
+    case Shape::kString:
+      return Text{datum.as<std::string>()};
+    case Shape::kBytes:
+      return Bytes{from_bytes(datum.as<avro::Bytes>())};
+  }
+  fail("column {}: no value", column.name);
+}
+
 }  // namespace
 
 avro::Json column_avro_type(const Column& column) {
@@ -221,42 +257,9 @@ avro::Value to_avro(const Column& column, const Value& value) {
 }
 
 Value from_avro(const Column& column, const avro::Value& datum) {
-  try {
-    switch (shape_of(column)) {
-      case Shape::kInt:
-        return integer_value(column, datum.as<std::int32_t>());
-      case Shape::kLong:
-        return integer_value(column, datum.as<std::int64_t>());
-      case Shape::kWideUnsigned: {
-        const std::string digits = decimal_from_bytes(datum.as<avro::Bytes>(), 0);
-        if (digits.starts_with('-') || digits.size() > 20 || (digits.size() == 20 && digits > "18446744073709551615")) {
-          fail("column {}: {} is not a 64-bit unsigned value", column.name, digits);
-        }
-        return static_cast<std::uint64_t>(std::stoull(digits));
-      }
-      case Shape::kFloat:
-        return datum.as<float>();
-      case Shape::kDouble:
-        return datum.as<double>();
-      case Shape::kDecimal:
-        return Decimal{decimal_from_bytes(datum.as<avro::Bytes>(), column.scale)};
-      case Shape::kDate:
-        return Date{datum.as<std::int32_t>()};
-      case Shape::kTime:
-        return TimeOfDay{datum.as<std::int64_t>()};
-      case Shape::kDateTime:
-        return DateTime{datum.as<std::int64_t>()};
-      case Shape::kTimestamp:
-        return Timestamp{datum.as<std::int64_t>()};
-      case Shape::kString:
-        return Text{datum.as<std::string>()};
-      case Shape::kBytes:
-        return Bytes{from_bytes(datum.as<avro::Bytes>())};
-    }
-  } catch (const Error& error) {
-    fail("column {} ({}): {}", column.name, to_string(column.type), error.what());
-  }
-  fail("column {}: no value", column.name);
+  // The frame is made only on failure: this runs for every value decoded.
+  return with_context([&] { return fmt::format("column {} ({})", column.name, to_string(column.type)); },
+                      [&] { return value_from_avro(column, datum); });
 }
 
 avro::Bytes decimal_to_bytes(std::string_view digits) {

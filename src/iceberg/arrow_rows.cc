@@ -239,11 +239,8 @@ std::shared_ptr<arrow::Table> rows_to_arrow(const Schema& schema, RowView rows) 
     for (std::size_t c = 0; c < fields.size(); ++c) {
       const NestedField& field = fields[c];
       // Messages are formatted only on failure: this runs for every value written.
-      try {
-        check_literal_type(*field.type, row[c], "the value");
-      } catch (const Error& error) {
-        fail("row {} column '{}': {}", r, field.name, error.what());
-      }
+      with_context([&] { return fmt::format("row {} column '{}'", r, field.name); },
+                   [&] { check_literal_type(*field.type, row[c], "the value"); });
       if (field.required && std::holds_alternative<std::monostate>(row[c])) {
         fail("row {} column '{}': null in a required column", r, field.name);
       }
@@ -274,11 +271,9 @@ std::vector<Row> rows_from_arrow(const Schema& schema, const arrow::Table& table
     std::size_t r = 0;
     for (const auto& chunk : table.column(*column)->chunks()) {
       for (std::int64_t i = 0; i < chunk->length(); ++i, ++r) {
-        try {
-          rows[r][c] = read_value(*chunk, i, *field.type);
-        } catch (const Error& error) {
-          fail("{}: row {} column '{}' (field id {}): {}", source, r, field.name, field.id, error.what());
-        }
+        rows[r][c] = with_context(
+            [&] { return fmt::format("{}: row {} column '{}' (field id {})", source, r, field.name, field.id); },
+            [&] { return read_value(*chunk, i, *field.type); });
       }
     }
   }

@@ -238,7 +238,9 @@ class SqlCatalog : public Catalog {
 }  // namespace
 
 std::unique_ptr<Catalog> open_catalog(const CatalogOptions& options) {
-  if (options.uri.starts_with("sqlite:")) return std::make_unique<SqlCatalog>(open_sqlite(options.uri), options);
+  if (options.uri.starts_with("sqlite:")) {
+    return std::make_unique<SqlCatalog>(open_sqlite(options.uri, options.durability), options);
+  }
   if (options.uri.starts_with("postgresql://") || options.uri.starts_with("postgres://")) {
     return std::make_unique<SqlCatalog>(open_postgres(options), options);
   }

@@ -9,7 +9,13 @@
 // Invariants enforced here:
 //   - a commit is a compare-and-swap of metadata_location: it lands only if the table still
 //     points at the metadata the commit was built on, so no commit is lost or applied twice;
-//   - a multi-table commit swaps every table in one SQL transaction: all land or none does.
+//   - a multi-table commit swaps every table in one SQL transaction: all land or none does;
+//   - a commit the database acknowledged survives a crash of the database's host: open_catalog
+//     refuses a database whose settings could lose or tear a committed transaction (PostgreSQL with
+//     fsync or full_page_writes off), and sets what a session can set (SQLite synchronous = EXTRA,
+//     PostgreSQL synchronous_commit on when off), unless the operator accepted a non-durable
+//     catalog (CatalogDurability::kNotRequired). The files a commit names are durable before it
+//     (detail/durable_file.h).
 
 #include <map>
 #include <memory>
@@ -29,6 +35,12 @@ struct TableIdentifier {
   friend auto operator<=>(const TableIdentifier&, const TableIdentifier&) = default;
 };
 
+// Whether open_catalog insists on a catalog database that keeps every commit it acknowledged.
+enum class CatalogDurability {
+  kRequired,
+  kNotRequired,  // [iceberg] allow_non_durable_catalog: run anyway, with a warning (tests, throwaway data)
+};
+
 struct CatalogOptions {
   std::string name = "binberg";  // the catalog_name column: several catalogs may share a database
   // "sqlite:////abs/path/catalog.db" (sqlite:/// + an absolute path, as pyiceberg writes it) or
@@ -38,6 +50,7 @@ struct CatalogOptions {
   std::string warehouse;
   std::string password;                                      // PostgreSQL; never logged
   std::map<std::string, std::string> connection_properties;  // libpq keywords: sslmode, sslrootcert, ...
+  CatalogDurability durability = CatalogDurability::kRequired;
 };
 
 struct LoadedTable {
@@ -96,7 +109,8 @@ class Catalog {
 };
 
 // Opens the catalog OPTIONS.uri names, creating its two tables when missing. ConfigError for a
-// bad URI, ConnectionError for an unreachable database (naming it, never the password).
+// bad URI or a database that would not keep commits durable (naming each setting and its fix),
+// ConnectionError for an unreachable database (naming it, never the password).
 std::unique_ptr<Catalog> open_catalog(const CatalogOptions& options);
 
 }  // namespace binberg::iceberg

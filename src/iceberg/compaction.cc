@@ -63,13 +63,16 @@ bool manifests_need_merging(const Snapshot& snapshot) {
   return false;
 }
 
+// compact_table rewrites data files (and merges the manifests); rewrite_manifests only merges them.
+enum class RewriteScope { kDataFiles, kManifestsOnly };
+
 // Chooses the files to rewrite and the delete files that become unnecessary.
 Rewrite plan_rewrite(const TableMetadata& metadata, const Snapshot& snapshot, const std::vector<SnapshotEntry>& entries,
-                     const CompactionOptions& options, bool rewrite_data) {
+                     const CompactionOptions& options, RewriteScope scope) {
   Rewrite rewrite;
   rewrite.read_snapshot_id = snapshot.snapshot_id;
   rewrite.read_sequence_number = snapshot.sequence_number;
-  if (!rewrite_data) {  // manifests only: every file stays
+  if (scope == RewriteScope::kManifestsOnly) {  // every file stays
     for (const SnapshotEntry& entry : entries) {
       if (!is_data(entry)) rewrite.deletes_read.insert(entry.entry.data_file.file_path);
     }
@@ -376,7 +379,7 @@ LoadedTable commit_rewrite(Catalog& catalog, const LoadedTable& base, const Rewr
 }
 
 CompactionResult run_rewrite(Catalog& catalog, const TableIdentifier& id, const CompactionOptions& options,
-                             bool rewrite_data) {
+                             RewriteScope scope) {
   const auto started = std::chrono::steady_clock::now();
   CompactionResult result;
   std::optional<Rewrite> rewrite;
@@ -391,7 +394,7 @@ CompactionResult run_rewrite(Catalog& catalog, const TableIdentifier& id, const 
         result = CompactionResult{};
         result.attempts = attempts;
         result.manifests_before = static_cast<std::int64_t>(read_manifest_list(current->manifest_list).size());
-        rewrite = plan_rewrite(table.metadata, *current, entries, options, rewrite_data);
+        rewrite = plan_rewrite(table.metadata, *current, entries, options, scope);
         if (rewrite->rewritten.empty() && rewrite->resolved_deletes.empty() && !manifests_need_merging(*current)) {
           spdlog::info("table {}: nothing to compact", id.to_string());
           result.manifests_after = result.manifests_before;
@@ -436,12 +439,12 @@ CompactionResult run_rewrite(Catalog& catalog, const TableIdentifier& id, const 
 CompactionResult compact_table(Catalog& catalog, const TableIdentifier& id, const CompactionOptions& options) {
   if (options.target_file_size_bytes < 1) fail("compaction: target_file_size_bytes must be positive");
   if (options.max_attempts < 1) fail("compaction: max_attempts must be positive");
-  return run_rewrite(catalog, id, options, true);
+  return run_rewrite(catalog, id, options, RewriteScope::kDataFiles);
 }
 
 CompactionResult rewrite_manifests(Catalog& catalog, const TableIdentifier& id, const CompactionOptions& options) {
   if (options.max_attempts < 1) fail("rewrite_manifests: max_attempts must be positive");
-  return run_rewrite(catalog, id, options, false);
+  return run_rewrite(catalog, id, options, RewriteScope::kManifestsOnly);
 }
 
 }  // namespace binberg::iceberg

@@ -1,7 +1,6 @@
 #include "iceberg/detail/data_file_writer.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "core/error.h"
 #include "iceberg/metadata_file.h"
@@ -29,11 +28,7 @@ DataFile describe(FileContent content, const std::string& location, std::vector<
 
 ParquetFileInfo write_rows(const std::string& location, const Schema& schema, RowView rows,
                            const DataFileOptions& options) {
-  const std::filesystem::path path = local_path(location);
-  std::error_code error;
-  std::filesystem::create_directories(path.parent_path(), error);
-  if (error) fail("cannot create {}: {}", path.parent_path().string(), error.message());
-  return write_parquet(path.string(), *rows_to_arrow(schema, rows), options.parquet);
+  return write_parquet(local_path(location).string(), *rows_to_arrow(schema, rows), options.parquet);
 }
 
 }  // namespace

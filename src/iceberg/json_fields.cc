@@ -17,6 +17,12 @@ const Json& required_member(const Json& object, std::string_view key, std::strin
   return *it;
 }
 
+const Json& array_member(const Json& object, std::string_view key, std::string_view what) {
+  const Json& value = required_member(object, key, what);
+  if (!value.is_array()) fail("{} \"{}\" must be a list, got {}", what, key, value.dump());
+  return value;
+}
+
 std::int64_t as_long(const Json& value, std::string_view what) {
   if (value.is_number_unsigned()) {
     if (value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {

@@ -1,16 +1,11 @@
 #include "iceberg/manifest.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -19,6 +14,7 @@
 #include "avro/container.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/durable_file.h"
 #include "iceberg/detail/uuid.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/single_value.h"
@@ -26,57 +22,6 @@
 namespace binberg::iceberg {
 
 namespace manifest_detail {
-namespace {
-
-constexpr mode_t kFileMode = 0644;
-
-[[noreturn]] void fail_errno(std::string_view what, std::string_view step) {
-  fail("{}: {}: {}", what, step, std::strerror(errno));
-}
-
-}  // namespace
-
-void write_new_file(const std::filesystem::path& path, std::string_view contents, std::string_view failpoint,
-                    std::string_view what) {
-  const std::filesystem::path directory = path.parent_path();
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error) fail("{}: cannot create {}: {}", what, directory.string(), error.message());
-  const std::filesystem::path temp =
-      directory / fmt::format(".{}.{}.tmp", path.filename().string(), Uuid::random().to_string());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode);
-  if (fd < 0) fail_errno(what, fmt::format("create {}", temp.string()));
-  bool open = true;
-  try {
-    if (::fchmod(fd, kFileMode) != 0) fail_errno(what, "chmod");
-    std::string_view rest = contents;
-    while (!rest.empty()) {
-      const ssize_t written = ::write(fd, rest.data(), rest.size());
-      if (written < 0 && errno == EINTR) continue;
-      if (written < 0) fail_errno(what, "write");
-      rest.remove_prefix(static_cast<std::size_t>(written));
-    }
-    if (::fsync(fd) != 0) fail_errno(what, "fsync");
-    open = false;
-    if (::close(fd) != 0) fail_errno(what, "close");
-    failpoint::hit(failpoint);
-    // link(), unlike rename(), never replaces an existing file: a manifest is written once.
-    if (::link(temp.c_str(), path.c_str()) != 0) {
-      if (errno == EEXIST) fail("{}: the file already exists", what);
-      fail_errno(what, fmt::format("link from {}", temp.string()));
-    }
-  } catch (...) {
-    if (open) ::close(fd);
-    ::unlink(temp.c_str());
-    throw;
-  }
-  ::unlink(temp.c_str());
-  const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) fail_errno(what, "open directory");
-  const int synced = ::fsync(dir_fd);
-  ::close(dir_fd);
-  if (synced != 0) fail_errno(what, "fsync directory");
-}
 
 avro::Json required_field(std::string_view name, avro::Json type, std::int32_t field_id) {
   return avro::Json{{"name", name}, {"type", std::move(type)}, {"field-id", field_id}};
@@ -187,6 +132,24 @@ Bytes as_bytes(const Datum& datum) {
   const Datum d = unwrap(datum);
   if (const auto* value = std::get_if<avro::Bytes>(&d.value->data())) return *value;
   fail("{}: expected bytes, got {}", d.path, d.node->describe());
+}
+
+void read_records(const std::string& location, const std::string& what, std::string_view item,
+                  const std::function<void(const HeaderMetadata&)>& begin,
+                  const std::function<void(const RecordView&)>& read) {
+  with_context(what, [&] {
+    std::istringstream in(read_file(local_path(location).string()));
+    avro::ContainerReader reader(in, what);
+    begin(reader.metadata());
+    const avro::Node& root = reader.writer_schema().root();
+    avro::Value value;
+    for (std::size_t index = 0; reader.next(value); ++index) {
+      with_context([&] { return fmt::format("{} {}", item, index); },
+                   [&] {
+                     read(RecordView(Datum{&root, &value, ""}));
+                   });
+    }
+  });
 }
 
 std::vector<Datum> as_array(const Datum& datum) {
@@ -746,13 +709,57 @@ DataFile data_file_from_avro(const RecordView& record, const std::optional<Heade
   return file;
 }
 
+// One manifest_entry record, with what it inherits from MANIFEST resolved. HEADER is the
+// partition layout the file's header gives, if it gives one.
+ManifestEntry entry_from_avro(const RecordView& record, const std::optional<HeaderPartition>& header,
+                              const ManifestFile& manifest) {
+  ManifestEntry entry;
+  const std::int32_t status = manifest_detail::as_int(record.get(kStatusId, "status"));
+  if (status < 0 || status > 2) fail("status: invalid value {}", status);
+  entry.status = static_cast<ManifestEntryStatus>(status);
+  if (const auto id = record.find(kSnapshotId, "snapshot_id")) entry.snapshot_id = manifest_detail::as_long(*id);
+  if (const auto n = record.find(kSequenceNumberId, "sequence_number")) {
+    entry.sequence_number = manifest_detail::as_long(*n);
+  }
+  if (const auto n = record.find(kFileSequenceNumberId, "file_sequence_number")) {
+    entry.file_sequence_number = manifest_detail::as_long(*n);
+  }
+  const RecordView data_file(record.get(kDataFileId, "data_file"));
+  std::optional<HeaderPartition> partition_layout = header;
+  if (!partition_layout) {
+    // No header spec: the partition record's own fields, in written order, give the layout.
+    const Datum partition = data_file.get(kPartitionId, "partition");
+    partition_layout.emplace();
+    for (const auto& field : partition.node->fields) {
+      const auto id = field.properties.find("field-id");
+      if (id == field.properties.end() || !id->is_number_integer()) {
+        fail("data_file.partition.{}: no field-id", field.name);
+      }
+      partition_layout->field_ids.push_back(static_cast<std::int32_t>(id->get<std::int64_t>()));
+    }
+  }
+  entry.data_file = data_file_from_avro(data_file, partition_layout);
+
+  // Inheritance (spec "Snapshot ID Inheritance", "Sequence Number Inheritance").
+  if (!entry.snapshot_id) entry.snapshot_id = manifest.added_snapshot_id;
+  const bool inherits = entry.status == ManifestEntryStatus::kAdded || manifest.sequence_number == 0;
+  if (inherits && manifest.sequence_number != kUnassignedSequenceNumber) {
+    if (!entry.sequence_number) entry.sequence_number = manifest.sequence_number;
+    if (!entry.file_sequence_number) entry.file_sequence_number = manifest.sequence_number;
+  }
+  if (entry.status == ManifestEntryStatus::kExisting && !entry.sequence_number) {
+    fail("sequence_number: an EXISTING entry must have one");
+  }
+  return entry;
+}
+
 }  // namespace
 
 ManifestFile write_manifest(const std::string& location, const Schema& schema, const PartitionSpec& spec,
                             ManifestContent content, std::int64_t snapshot_id,
                             const std::vector<ManifestEntry>& entries) {
   const std::string what = fmt::format("iceberg manifest {}", location);
-  try {
+  return with_context(what, [&] {
     const std::filesystem::path path = local_path(location);
     if (spec.has_unknown_transform()) fail("partition spec {} has a transform binberg does not know", spec.spec_id());
     const std::vector<TypePtr> types = partition_types(schema, spec);
@@ -765,11 +772,8 @@ ManifestFile write_manifest(const std::string& location, const Schema& schema, c
     std::optional<std::int64_t> min_sequence_number;
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const ManifestEntry& entry = entries[i];
-      try {
-        check_entry(entry, content, snapshot_id, types);
-      } catch (const Error& error) {
-        fail("entry {} ({}): {}", i, entry.data_file.file_path, error.what());
-      }
+      with_context([&] { return fmt::format("entry {} ({})", i, entry.data_file.file_path); },
+                   [&] { check_entry(entry, content, snapshot_id, types); });
       const std::int64_t rows = entry.data_file.record_count;
       switch (entry.status) {
         case ManifestEntryStatus::kAdded:
@@ -808,74 +812,20 @@ ManifestFile write_manifest(const std::string& location, const Schema& schema, c
     writer.close();
     const std::string bytes = std::move(out).str();
     manifest.manifest_length = static_cast<std::int64_t>(bytes.size());
-    manifest_detail::write_new_file(path, bytes, "iceberg.manifest.before_close", what);
+    durable::write_new_file(path, bytes, "writing it", "iceberg.manifest.before_close");
     return manifest;
-  } catch (const failpoint::FailpointError&) {
-    throw;
-  } catch (const Error& error) {
-    if (std::string_view(error.what()).starts_with(what)) throw;
-    fail("{}: {}", what, error.what());
-  }
+  });
 }
 
 std::vector<ManifestEntry> read_manifest(const ManifestFile& manifest) {
-  const std::string what = fmt::format("iceberg manifest {}", manifest.manifest_path);
   std::vector<ManifestEntry> entries;
-  try {
-    std::istringstream in(read_file(local_path(manifest.manifest_path).string()));
-    avro::ContainerReader reader(in, what);
-    const std::optional<HeaderPartition> header = header_partition(reader.metadata(), manifest.partition_spec_id);
-    const avro::Node& root = reader.writer_schema().root();
-    avro::Value value;
-    while (reader.next(value)) {
-      try {
-        const RecordView record(Datum{&root, &value, ""});
-        ManifestEntry entry;
-        const std::int32_t status = manifest_detail::as_int(record.get(kStatusId, "status"));
-        if (status < 0 || status > 2) fail("status: invalid value {}", status);
-        entry.status = static_cast<ManifestEntryStatus>(status);
-        if (const auto id = record.find(kSnapshotId, "snapshot_id")) entry.snapshot_id = manifest_detail::as_long(*id);
-        if (const auto n = record.find(kSequenceNumberId, "sequence_number")) {
-          entry.sequence_number = manifest_detail::as_long(*n);
-        }
-        if (const auto n = record.find(kFileSequenceNumberId, "file_sequence_number")) {
-          entry.file_sequence_number = manifest_detail::as_long(*n);
-        }
-        const RecordView data_file(record.get(kDataFileId, "data_file"));
-        std::optional<HeaderPartition> partition_layout = header;
-        if (!partition_layout) {
-          // No header spec: the partition record's own fields, in written order, give the layout.
-          const Datum partition = data_file.get(kPartitionId, "partition");
-          partition_layout.emplace();
-          for (const auto& field : partition.node->fields) {
-            const auto id = field.properties.find("field-id");
-            if (id == field.properties.end() || !id->is_number_integer()) {
-              fail("data_file.partition.{}: no field-id", field.name);
-            }
-            partition_layout->field_ids.push_back(static_cast<std::int32_t>(id->get<std::int64_t>()));
-          }
-        }
-        entry.data_file = data_file_from_avro(data_file, partition_layout);
-
-        // Inheritance (spec "Snapshot ID Inheritance", "Sequence Number Inheritance").
-        if (!entry.snapshot_id) entry.snapshot_id = manifest.added_snapshot_id;
-        const bool inherits = entry.status == ManifestEntryStatus::kAdded || manifest.sequence_number == 0;
-        if (inherits && manifest.sequence_number != kUnassignedSequenceNumber) {
-          if (!entry.sequence_number) entry.sequence_number = manifest.sequence_number;
-          if (!entry.file_sequence_number) entry.file_sequence_number = manifest.sequence_number;
-        }
-        if (entry.status == ManifestEntryStatus::kExisting && !entry.sequence_number) {
-          fail("sequence_number: an EXISTING entry must have one");
-        }
-        entries.push_back(std::move(entry));
-      } catch (const Error& error) {
-        fail("entry {}: {}", entries.size(), error.what());
-      }
-    }
-  } catch (const Error& error) {
-    if (std::string_view(error.what()).starts_with(what)) throw;
-    fail("{}: {}", what, error.what());
-  }
+  std::optional<HeaderPartition> header;
+  manifest_detail::read_records(
+      manifest.manifest_path, fmt::format("iceberg manifest {}", manifest.manifest_path), "entry",
+      [&](const manifest_detail::HeaderMetadata& metadata) {
+        header = header_partition(metadata, manifest.partition_spec_id);
+      },
+      [&](const RecordView& record) { entries.push_back(entry_from_avro(record, header, manifest)); });
   return entries;
 }
 

@@ -5,7 +5,6 @@
 // Iceberg reader (Java, pyiceberg) projects them by id.
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -104,12 +103,6 @@ std::vector<ManifestEntry> read_manifest(const ManifestFile& manifest);
 // Helpers shared with the manifest list; not part of the table-format API.
 namespace manifest_detail {
 
-// Writes CONTENTS as the new file PATH: a temporary file in the same directory, fsynced, then
-// hard-linked to PATH (which fails if PATH exists) and the directory fsynced. FAILPOINT is hit
-// just before the file becomes visible. WHAT starts error messages.
-void write_new_file(const std::filesystem::path& path, std::string_view contents, std::string_view failpoint,
-                    std::string_view what);
-
 // Avro schema JSON pieces carrying Iceberg field ids: {"name", "type", "field-id"} and the
 // optional form {"name", "type": ["null", T], "default": null, "field-id"}.
 avro::Json required_field(std::string_view name, avro::Json type, std::int32_t field_id);
@@ -145,6 +138,13 @@ class RecordView {
 
   Datum datum_;
 };
+
+// Reads the Avro container file LOCATION: BEGIN gets its header metadata, then READ each record in
+// order. Errors start with WHAT and name the record: "<WHAT>: <ITEM> 3: ...".
+using HeaderMetadata = std::map<std::string, std::string>;
+void read_records(const std::string& location, const std::string& what, std::string_view item,
+                  const std::function<void(const HeaderMetadata&)>& begin,
+                  const std::function<void(const RecordView&)>& read);
 
 // Typed reads; an int field written as long (or the reverse) is accepted when the value fits.
 std::int32_t as_int(const Datum& datum);

@@ -7,6 +7,7 @@
 #include "avro/container.h"
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/durable_file.h"
 #include "iceberg/metadata_file.h"
 
 namespace binberg::iceberg {
@@ -119,6 +120,20 @@ avro::Value manifest_to_avro(const ManifestFile& manifest) {
   }};
 }
 
+// MANIFEST as the list of snapshot SNAPSHOT_ID records it: the manifests that snapshot adds get
+// its SEQUENCE_NUMBER; every other one must have its own already.
+avro::Value committed_manifest_to_avro(ManifestFile& manifest, std::int64_t snapshot_id, std::int64_t sequence_number) {
+  const bool unassigned = manifest.sequence_number == kUnassignedSequenceNumber ||
+                          manifest.min_sequence_number == kUnassignedSequenceNumber;
+  if (unassigned && manifest.added_snapshot_id != snapshot_id) {
+    fail("a manifest added by snapshot {} has no sequence number", manifest.added_snapshot_id);
+  }
+  if (manifest.sequence_number == kUnassignedSequenceNumber) manifest.sequence_number = sequence_number;
+  if (manifest.min_sequence_number == kUnassignedSequenceNumber) manifest.min_sequence_number = sequence_number;
+  check_manifest(manifest);
+  return manifest_to_avro(manifest);
+}
+
 ManifestFile manifest_from_avro(const RecordView& record) {
   using manifest_detail::as_int;
   using manifest_detail::as_long;
@@ -186,7 +201,7 @@ void write_manifest_list(const std::string& location, std::int64_t snapshot_id,
                          std::optional<std::int64_t> parent_snapshot_id, std::int64_t sequence_number,
                          std::vector<ManifestFile> manifests) {
   const std::string what = fmt::format("iceberg manifest list {}", location);
-  try {
+  with_context(what, [&] {
     if (sequence_number < 0) fail("sequence number must not be negative, got {}", sequence_number);
     const std::filesystem::path path = local_path(location);
     avro::ContainerWriterOptions options;
@@ -201,49 +216,20 @@ void write_manifest_list(const std::string& location, std::int64_t snapshot_id,
     avro::ContainerWriter writer(out, manifest_file_schema(), options, what);
     for (std::size_t i = 0; i < manifests.size(); ++i) {
       ManifestFile& manifest = manifests[i];
-      try {
-        const bool unassigned = manifest.sequence_number == kUnassignedSequenceNumber ||
-                                manifest.min_sequence_number == kUnassignedSequenceNumber;
-        if (unassigned && manifest.added_snapshot_id != snapshot_id) {
-          fail("a manifest added by snapshot {} has no sequence number", manifest.added_snapshot_id);
-        }
-        if (manifest.sequence_number == kUnassignedSequenceNumber) manifest.sequence_number = sequence_number;
-        if (manifest.min_sequence_number == kUnassignedSequenceNumber) manifest.min_sequence_number = sequence_number;
-        check_manifest(manifest);
-        writer.append(manifest_to_avro(manifest));
-      } catch (const Error& error) {
-        fail("manifest {} ({}): {}", i, manifest.manifest_path, error.what());
-      }
+      with_context([&] { return fmt::format("manifest {} ({})", i, manifest.manifest_path); },
+                   [&] { writer.append(committed_manifest_to_avro(manifest, snapshot_id, sequence_number)); });
     }
     writer.close();
-    manifest_detail::write_new_file(path, std::move(out).str(), "iceberg.manifest_list.before_close", what);
-  } catch (const failpoint::FailpointError&) {
-    throw;
-  } catch (const Error& error) {
-    if (std::string_view(error.what()).starts_with(what)) throw;
-    fail("{}: {}", what, error.what());
-  }
+    durable::write_new_file(path, std::move(out).str(), "writing it", "iceberg.manifest_list.before_close");
+  });
 }
 
 std::vector<ManifestFile> read_manifest_list(const std::string& location) {
-  const std::string what = fmt::format("iceberg manifest list {}", location);
   std::vector<ManifestFile> manifests;
-  try {
-    std::istringstream in(read_file(local_path(location).string()));
-    avro::ContainerReader reader(in, what);
-    const avro::Node& root = reader.writer_schema().root();
-    avro::Value value;
-    while (reader.next(value)) {
-      try {
-        manifests.push_back(manifest_from_avro(RecordView(Datum{&root, &value, ""})));
-      } catch (const Error& error) {
-        fail("manifest {}: {}", manifests.size(), error.what());
-      }
-    }
-  } catch (const Error& error) {
-    if (std::string_view(error.what()).starts_with(what)) throw;
-    fail("{}: {}", what, error.what());
-  }
+  manifest_detail::read_records(
+      location, fmt::format("iceberg manifest list {}", location), "manifest",
+      [](const manifest_detail::HeaderMetadata&) {},
+      [&](const RecordView& record) { manifests.push_back(manifest_from_avro(record)); });
   return manifests;
 }
 

@@ -1,58 +1,17 @@
 #include "iceberg/metadata_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
 #include <limits>
 
 #include "core/error.h"
+#include "iceberg/detail/durable_file.h"
 #include "iceberg/detail/text_parsing.h"
 
 namespace binberg::iceberg {
 namespace {
 
 constexpr std::string_view kFileScheme = "file:";
-constexpr mode_t kFileMode = 0644;
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-  // Closes now, so that a close error (delayed write failure) is reported.
-  int close() { return ::close(std::exchange(fd_, -1)); }
-
- private:
-  int fd_;
-};
-
-[[noreturn]] void fail_errno(const std::filesystem::path& path, std::string_view step) {
-  fail("cannot write {}: {}: {}", path.string(), step, std::strerror(errno));
-}
-
-void write_all(int fd, std::string_view contents, const std::filesystem::path& path) {
-  while (!contents.empty()) {
-    const ssize_t written = ::write(fd, contents.data(), contents.size());
-    if (written < 0 && errno == EINTR) continue;
-    if (written < 0) fail_errno(path, "write");
-    contents.remove_prefix(static_cast<std::size_t>(written));
-  }
-}
-
-void fsync_directory(const std::filesystem::path& directory, const std::filesystem::path& path) {
-  FileDescriptor fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) fail_errno(path, "open directory");
-  if (::fsync(fd.get()) != 0) fail_errno(path, "fsync directory");
-}
 
 // The location of CHILD under LOCATION, in the scheme LOCATION is written in.
 std::string join_location(std::string_view location, std::string_view child) {
@@ -102,43 +61,17 @@ std::filesystem::path local_path(std::string_view location) {
   fail("location {} is not a local absolute path or file:/ URI", location);
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  const std::filesystem::path directory = path.parent_path();
-  const std::filesystem::path temp =
-      directory / fmt::format(".{}.{}.tmp", path.filename().string(), Uuid::random().to_string());
-  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode));
-  if (fd.get() < 0) fail_errno(path, fmt::format("create {}", temp.string()));
-  try {
-    if (::fchmod(fd.get(), kFileMode) != 0) fail_errno(path, "chmod");
-    write_all(fd.get(), contents, path);
-    if (::fsync(fd.get()) != 0) fail_errno(path, "fsync");
-    if (fd.close() != 0) fail_errno(path, "close");
-    if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, fmt::format("rename from {}", temp.string()));
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
-  }
-  fsync_directory(directory, path);
-}
-
 std::string write_metadata_file(const TableMetadata& metadata, std::int32_t version) {
   const std::string contents = table_metadata_to_string(metadata);
   const std::string file_location =
       join_location(metadata.location, "metadata/" + metadata_file_name(version, Uuid::random()));
-  const std::filesystem::path path = local_path(file_location);
-  std::error_code error;
-  std::filesystem::create_directories(path.parent_path(), error);
-  if (error) fail("cannot create {}: {}", path.parent_path().string(), error.message());
-  write_file_atomically(path, contents);
+  durable::write_new_file(local_path(file_location), contents, fmt::format("cannot write {}", file_location));
   return file_location;
 }
 
 TableMetadata read_metadata_file(std::string_view location) {
-  try {
-    return table_metadata_from_string(read_file(local_path(location).string()));
-  } catch (const Error& error) {
-    fail("iceberg metadata {}: {}", location, error.what());
-  }
+  return with_context(fmt::format("iceberg metadata {}", location),
+                      [&] { return table_metadata_from_string(read_file(local_path(location).string())); });
 }
 
 }  // namespace binberg::iceberg

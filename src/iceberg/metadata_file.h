@@ -2,7 +2,7 @@
 
 // Table metadata files on a local file system: the metastore-table naming convention of the spec
 // ("Metastore Tables"), <location>/metadata/<V>-<random-uuid>.metadata.json with V zero-padded to
-// five digits, and atomic writes.
+// five digits, each written once and durably.
 
 #include <cstdint>
 #include <filesystem>
@@ -24,12 +24,9 @@ std::optional<std::int32_t> metadata_file_version(std::string_view path);
 // Throws Error for other schemes, which need an object-store client.
 std::filesystem::path local_path(std::string_view location);
 
-// Replaces PATH with CONTENTS atomically: writes a temporary file in the same directory, fsyncs
-// it, renames it over PATH and fsyncs the directory. The file gets mode 0644 whatever the umask.
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
-
-// Writes METADATA as version VERSION under <location>/metadata/ (created if missing), and returns
-// the new file's location in the scheme of the table location, for the metadata-log or a catalog.
+// Writes METADATA as version VERSION under <location>/metadata/ (created if missing) as a new file,
+// durably (detail/durable_file.h), and returns its location in the scheme of the table location,
+// for the metadata-log or a catalog.
 std::string write_metadata_file(const TableMetadata& metadata, std::int32_t version);
 
 // Reads and validates a metadata file. Errors start with "iceberg metadata <location>: ".

@@ -32,12 +32,16 @@ struct ParquetFileInfo {
   std::vector<std::int64_t> split_offsets;
 };
 
+enum class Nullable { kNo, kYes };
+
 // An Arrow field carrying its Iceberg field id.
 std::shared_ptr<arrow::Field> field_with_id(const std::string& name, std::shared_ptr<arrow::DataType> type,
-                                            bool nullable, std::int32_t field_id);
+                                            Nullable nullable, std::int32_t field_id);
 
 // Writes TABLE as one zstd-compressed Parquet file at PATH (replacing nothing: an existing file is
-// an error). Throws Error if a column lacks a field id or the write fails.
+// an error), durably: its directory is created if missing, and it returns only once the file and
+// its directory entries are synced (detail/durable_file.h). Throws Error if a column lacks a field
+// id or the write fails.
 ParquetFileInfo write_parquet(const std::string& path, const arrow::Table& table,
                               const ParquetWriteOptions& options = {});
 

@@ -74,11 +74,8 @@ std::vector<Literal> PartitionSpec::partition_values(
     if (source == nullptr) {
       fail("{}: source field {} is not in schema {}", describe(*this, field), field.source_id, schema.schema_id());
     }
-    try {
-      values.push_back(field.transform.apply(*source->type, source_value(field.source_id)));
-    } catch (const Error& error) {
-      fail("{}: {}", describe(*this, field), error.what());
-    }
+    values.push_back(with_context([&] { return describe(*this, field); },
+                                  [&] { return field.transform.apply(*source->type, source_value(field.source_id)); }));
   }
   return values;
 }
@@ -97,20 +94,15 @@ Json partition_spec_to_json(const PartitionSpec& spec) {
 PartitionSpec partition_spec_from_json(const Json& json) {
   const std::int32_t spec_id = int_member(json, "spec-id", "partition spec");
   const std::string what = fmt::format("partition spec {}", spec_id);
-  const Json& fields_json = required_member(json, "fields", what);
-  if (!fields_json.is_array()) fail("{} \"fields\" must be a list, got {}", what, fields_json.dump());
+  const std::string field_what = fmt::format("{} field", what);
   std::vector<PartitionField> fields;
-  for (const auto& item : fields_json) {
-    const std::string field_what = fmt::format("{} field", what);
+  for (const auto& item : array_member(json, "fields", what)) {
     PartitionField field;
     field.source_id = int_member(item, "source-id", field_what);
     field.field_id = int_member(item, "field-id", field_what);
     field.name = string_member(item, "name", field_what);
-    try {
-      field.transform = Transform::parse(string_member(item, "transform", field_what));
-    } catch (const Error& error) {
-      fail("{} {}: {}", what, field.field_id, error.what());
-    }
+    field.transform = with_context(fmt::format("{} {}", what, field.field_id),
+                                   [&] { return Transform::parse(string_member(item, "transform", field_what)); });
     fields.push_back(std::move(field));
   }
   return PartitionSpec(spec_id, std::move(fields));

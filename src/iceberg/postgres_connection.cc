@@ -1,5 +1,6 @@
 #include <libpq-fe.h>
 
+#include <map>
 #include <memory>
 
 #include "core/error.h"
@@ -129,7 +130,16 @@ std::unique_ptr<SqlConnection> open_postgres(const CatalogOptions& options) {
     PQfinish(connection);
     throw ConnectionError(fmt::format("catalog {}: cannot connect: {}", description, message));
   }
-  return std::make_unique<PostgresConnection>(connection, std::move(description));
+  std::unique_ptr<SqlConnection> postgres = std::make_unique<PostgresConnection>(connection, std::move(description));
+  const auto setting = [&](const std::string& name) {
+    return postgres->query("SHOW " + name).at(0).at(0).value_or("");
+  };
+  // Every other value flushes a commit locally before acknowledging it; only off does not.
+  if (setting("synchronous_commit") == "off") postgres->execute("SET synchronous_commit = on");
+  std::map<std::string, std::string> settings;
+  for (const char* name : {"fsync", "full_page_writes", "synchronous_commit"}) settings[name] = setting(name);
+  require_durable(postgres->description(), postgres_durability_problems(settings), options.durability);
+  return postgres;
 }
 
 }  // namespace binberg::iceberg

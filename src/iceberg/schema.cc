@@ -21,17 +21,16 @@ Schema Schema::of_metadata_columns(std::vector<NestedField> fields) {
 Schema::Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids,
                std::int32_t max_field_id)
     : schema_id_(schema_id), identifier_field_ids_(std::move(identifier_field_ids)), max_field_id_(max_field_id) {
-  try {
-    struct_ = struct_type(std::move(fields));
-    for (const auto& field : struct_->fields()) index(field, "", false, false);
-    validate_identifier_fields();
-  } catch (const Error& error) {
-    fail("schema {}: {}", schema_id, error.what());
-  }
+  with_context([&] { return fmt::format("schema {}", schema_id); },
+               [&] {
+                 struct_ = struct_type(std::move(fields));
+                 for (const auto& field : struct_->fields()) index(field, Ancestry{});
+                 validate_identifier_fields();
+               });
 }
 
-void Schema::index(const NestedField& field, const std::string& parent_name, bool in_list_or_map,
-                   bool has_optional_ancestor) {
+void Schema::index(const NestedField& field, const Ancestry& ancestry) {
+  const auto& [parent_name, in_list_or_map, has_optional_ancestor] = ancestry;
   if (field.id < 0 || field.id > max_field_id_) {
     fail("field \"{}\" has id {}, outside 0..{}", field.name, field.id, max_field_id_);
   }
@@ -47,7 +46,7 @@ void Schema::index(const NestedField& field, const std::string& parent_name, boo
   const bool children_in_list_or_map =
       in_list_or_map || type.kind() == TypeKind::kList || type.kind() == TypeKind::kMap;
   for (const auto& child : type.fields()) {
-    index(child, full_name, children_in_list_or_map, has_optional_ancestor || !field.required);
+    index(child, Ancestry{full_name, children_in_list_or_map, has_optional_ancestor || !field.required});
   }
 }
 

@@ -59,7 +59,14 @@ class Schema {
 
   Schema(std::int32_t schema_id, std::vector<NestedField> fields, std::vector<std::int32_t> identifier_field_ids,
          std::int32_t max_field_id);
-  void index(const NestedField& field, const std::string& parent_name, bool in_list_or_map, bool has_optional_ancestor);
+  // Where a field sits: its parent's full name ("" at the top), and whether a list or map, or an
+  // optional field, is above it.
+  struct Ancestry {
+    std::string parent_name;
+    bool in_list_or_map = false;
+    bool has_optional_ancestor = false;
+  };
+  void index(const NestedField& field, const Ancestry& ancestry);
   void validate_identifier_fields() const;
 
   std::int32_t schema_id_;

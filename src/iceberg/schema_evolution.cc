@@ -14,7 +14,10 @@ bool is_valid_promotion(const Type& from, const Type& to) {
 
 namespace {
 
-void validate_field(const Schema& current, const Schema& next, const NestedField& field, bool parent_is_new,
+// A new field may be required only under a new parent (a new struct brings its own fields).
+enum class Parent { kExisting, kNew };
+
+void validate_field(const Schema& current, const Schema& next, const NestedField& field, Parent parent,
                     std::int32_t last_column_id) {
   const std::string what =
       fmt::format("schema {} field {} (\"{}\")", next.schema_id(), field.id, next.full_name(field.id));
@@ -23,7 +26,8 @@ void validate_field(const Schema& current, const Schema& next, const NestedField
     if (field.id <= last_column_id) {
       fail("{} is new but its id is not above last-column-id {}", what, last_column_id);
     }
-    if (field.required && !parent_is_new) fail("{} is new and required; new fields must be optional", what);
+    if (field.required && parent == Parent::kExisting)
+      fail("{} is new and required; new fields must be optional", what);
   } else {
     const bool both_primitive = old->type->is_primitive() && field.type->is_primitive();
     if (both_primitive ? !is_valid_promotion(*old->type, *field.type) : old->type->kind() != field.type->kind()) {
@@ -31,13 +35,14 @@ void validate_field(const Schema& current, const Schema& next, const NestedField
     }
     if (field.required && !old->required) fail("{} cannot change from optional to required", what);
   }
-  for (const auto& child : field.type->fields()) validate_field(current, next, child, old == nullptr, last_column_id);
+  const Parent children_parent = old == nullptr ? Parent::kNew : Parent::kExisting;
+  for (const auto& child : field.type->fields()) validate_field(current, next, child, children_parent, last_column_id);
 }
 
 }  // namespace
 
 void validate_schema_evolution(const Schema& current, const Schema& next, std::int32_t last_column_id) {
-  for (const auto& field : next.fields()) validate_field(current, next, field, false, last_column_id);
+  for (const auto& field : next.fields()) validate_field(current, next, field, Parent::kExisting, last_column_id);
 }
 
 }  // namespace binberg::iceberg

@@ -60,18 +60,13 @@ Json sort_order_to_json(const SortOrder& order) {
 SortOrder sort_order_from_json(const Json& json) {
   const std::int32_t order_id = int_member(json, "order-id", "sort order");
   const std::string what = fmt::format("sort order {}", order_id);
-  const Json& fields_json = required_member(json, "fields", what);
-  if (!fields_json.is_array()) fail("{} \"fields\" must be a list, got {}", what, fields_json.dump());
+  const std::string field_what = fmt::format("{} field", what);
   std::vector<SortField> fields;
-  for (const auto& item : fields_json) {
-    const std::string field_what = fmt::format("{} field", what);
+  for (const auto& item : array_member(json, "fields", what)) {
     SortField field;
     field.source_id = int_member(item, "source-id", field_what);
-    try {
-      field.transform = Transform::parse(string_member(item, "transform", field_what));
-    } catch (const Error& error) {
-      fail("{}: {}", field_what, error.what());
-    }
+    field.transform =
+        with_context(field_what, [&] { return Transform::parse(string_member(item, "transform", field_what)); });
     field.direction = parse_direction(string_member(item, "direction", field_what), field_what);
     field.null_order = parse_null_order(string_member(item, "null-order", field_what), field_what);
     fields.push_back(std::move(field));

@@ -79,7 +79,7 @@ class SqliteConnection : public SqlConnection {
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_sqlite(const std::string& uri) {
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& uri, CatalogDurability durability) {
   constexpr std::string_view kPrefix = "sqlite:///";
   if (!uri.starts_with(kPrefix) || uri.size() <= kPrefix.size() || uri[kPrefix.size()] != '/') {
     throw ConfigError(
@@ -100,7 +100,13 @@ std::unique_ptr<SqlConnection> open_sqlite(const std::string& uri) {
   }
   // Other processes (another binberg, pyiceberg) hold the lock briefly; wait rather than fail.
   sqlite3_busy_timeout(db, 30'000);
-  return std::make_unique<SqliteConnection>(db, uri);
+  std::unique_ptr<SqlConnection> connection = std::make_unique<SqliteConnection>(db, uri);
+  // The journal mode is the database's (WAL persists in the file); synchronous is the session's.
+  connection->execute("PRAGMA synchronous = EXTRA");
+  const auto setting = [&](const char* pragma) { return connection->query(pragma).at(0).at(0).value_or(""); };
+  require_durable(uri, sqlite_durability_problems(setting("PRAGMA journal_mode"), setting("PRAGMA synchronous")),
+                  durability);
+  return connection;
 }
 
 }  // namespace binberg::iceberg

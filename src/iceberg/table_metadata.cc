@@ -169,12 +169,14 @@ std::size_t previous_versions_max(const TableMetadata& metadata) {
   return value;
 }
 
+enum class Presence { kRequired, kOptional };
+
 template <typename Item, typename Parse>
-std::vector<Item> list_member(const Json& json, std::string_view key, bool required, Parse parse) {
+std::vector<Item> list_member(const Json& json, std::string_view key, Presence presence, Parse parse) {
   std::vector<Item> items;
   const auto it = json.find(key);
   if (it == json.end() || it->is_null()) {
-    if (required) fail("table metadata is missing required field \"{}\"", key);
+    if (presence == Presence::kRequired) fail("table metadata is missing required field \"{}\"", key);
     return items;
   }
   if (!it->is_array()) fail("table metadata field \"{}\" must be a list, got {}", key, it->dump());
@@ -388,9 +390,10 @@ TableMetadata table_metadata_from_json(const Json& json) {
   metadata.last_sequence_number = long_member(json, "last-sequence-number", kWhat);
   metadata.last_updated_ms = long_member(json, "last-updated-ms", kWhat);
   metadata.last_column_id = int_member(json, "last-column-id", kWhat);
-  metadata.schemas = list_member<Schema>(json, "schemas", true, schema_from_json);
+  metadata.schemas = list_member<Schema>(json, "schemas", Presence::kRequired, schema_from_json);
   metadata.current_schema_id = int_member(json, "current-schema-id", kWhat);
-  metadata.partition_specs = list_member<PartitionSpec>(json, "partition-specs", true, partition_spec_from_json);
+  metadata.partition_specs =
+      list_member<PartitionSpec>(json, "partition-specs", Presence::kRequired, partition_spec_from_json);
   metadata.default_spec_id = int_member(json, "default-spec-id", kWhat);
   metadata.last_partition_id = int_member(json, "last-partition-id", kWhat);
   if (const auto it = json.find("properties"); it != json.end() && !it->is_null()) {
@@ -398,10 +401,12 @@ TableMetadata table_metadata_from_json(const Json& json) {
   }
   const auto current_snapshot_id = optional_long_member(json, "current-snapshot-id", kWhat);
   if (current_snapshot_id != kNoSnapshotId) metadata.current_snapshot_id = current_snapshot_id;
-  metadata.snapshots = list_member<Snapshot>(json, "snapshots", false, snapshot_from_json);
-  metadata.snapshot_log = list_member<SnapshotLogEntry>(json, "snapshot-log", false, snapshot_log_entry_from_json);
-  metadata.metadata_log = list_member<MetadataLogEntry>(json, "metadata-log", false, metadata_log_entry_from_json);
-  metadata.sort_orders = list_member<SortOrder>(json, "sort-orders", true, sort_order_from_json);
+  metadata.snapshots = list_member<Snapshot>(json, "snapshots", Presence::kOptional, snapshot_from_json);
+  metadata.snapshot_log =
+      list_member<SnapshotLogEntry>(json, "snapshot-log", Presence::kOptional, snapshot_log_entry_from_json);
+  metadata.metadata_log =
+      list_member<MetadataLogEntry>(json, "metadata-log", Presence::kOptional, metadata_log_entry_from_json);
+  metadata.sort_orders = list_member<SortOrder>(json, "sort-orders", Presence::kRequired, sort_order_from_json);
   metadata.default_sort_order_id = int_member(json, "default-sort-order-id", kWhat);
   if (const auto it = json.find("refs"); it != json.end() && !it->is_null()) {
     require_object(*it, "table metadata field \"refs\"");

@@ -100,11 +100,9 @@ Transform Transform::parse(std::string_view text) {
       *parameter > std::numeric_limits<std::int32_t>::max()) {
     fail("transform \"{}\": parameter is not an int", text);
   }
-  try {
+  return with_context(fmt::format("transform \"{}\"", text), [&] {
     return is_bucket ? bucket(static_cast<std::int32_t>(*parameter)) : truncate(static_cast<std::int32_t>(*parameter));
-  } catch (const Error& error) {
-    fail("transform \"{}\": {}", text, error.what());
-  }
+  });
 }
 
 std::string Transform::to_string() const {

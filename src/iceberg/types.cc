@@ -56,16 +56,6 @@ bool fits_int(std::int64_t value) {
   return value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max();
 }
 
-// Runs a type factory, naming WHAT in its error (e.g. an out-of-range decimal precision).
-template <typename Factory>
-TypePtr constructed(const std::string& what, Factory&& factory) {
-  try {
-    return factory();
-  } catch (const Error& error) {
-    fail("{}: {}", what, error.what());
-  }
-}
-
 TypePtr primitive_from_string(const std::string& text, const std::string& what) {
   for (const auto& entry : kPrimitiveNames) {
     if (text == entry.name) return primitive_type(entry.kind);
@@ -76,12 +66,12 @@ TypePtr primitive_from_string(const std::string& text, const std::string& what) 
     const auto precision = parse_integer(inner->substr(0, comma));
     const auto scale = comma == std::string_view::npos ? std::nullopt : parse_integer(inner->substr(comma + 1));
     if (!precision || !scale || !fits_int(*precision) || !fits_int(*scale)) fail("{}: invalid type \"{}\"", what, text);
-    return constructed(what, [&] { return decimal_type(static_cast<int>(*precision), static_cast<int>(*scale)); });
+    return with_context(what, [&] { return decimal_type(static_cast<int>(*precision), static_cast<int>(*scale)); });
   }
   if (const auto inner = enclosed(text, "fixed[", ']')) {
     const auto length = parse_integer(*inner);
     if (!length || !fits_int(*length)) fail("{}: invalid type \"{}\"", what, text);
-    return constructed(what, [&] { return fixed_type(static_cast<int>(*length)); });
+    return with_context(what, [&] { return fixed_type(static_cast<int>(*length)); });
   }
   fail("{}: unknown Iceberg type \"{}\"", what, text);
 }
@@ -190,8 +180,8 @@ TypePtr list_type(std::int32_t element_id, bool element_required, TypePtr elemen
 TypePtr map_type(std::int32_t key_id, TypePtr key, std::int32_t value_id, bool value_required, TypePtr value) {
   if (key == nullptr || value == nullptr) fail("map key {} / value {} needs both types", key_id, value_id);
   auto type = std::shared_ptr<Type>(new Type(TypeKind::kMap));
-  // Map keys are always required (spec "Nested Types").
-  type->fields_.push_back(make_field(key_id, "key", true, std::move(key)));
+  constexpr bool kKeysAreRequired = true;  // spec "Nested Types"
+  type->fields_.push_back(make_field(key_id, "key", kKeysAreRequired, std::move(key)));
   type->fields_.push_back(make_field(value_id, "value", value_required, std::move(value)));
   return type;
 }
@@ -227,7 +217,7 @@ TypePtr type_from_json(const Json& json, const std::string& what) {
   const std::string kind = string_member(json, "type", what);
   if (kind == "struct") {
     auto fields = struct_fields_from_json(required_member(json, "fields", what), what);
-    return constructed(what, [&] { return struct_type(std::move(fields)); });
+    return with_context(what, [&] { return struct_type(std::move(fields)); });
   }
   if (kind == "list") {
     const std::int32_t element_id = int_member(json, "element-id", what);

@@ -24,7 +24,8 @@ Consumer::~Consumer() {
 
 namespace {
 
-std::unique_ptr<RdKafka::KafkaConsumer> create_consumer(const ConsumerOptions& options, bool report_partition_end) {
+// Every consumer reports partition ends: its readers learn from them that they have caught up.
+std::unique_ptr<RdKafka::KafkaConsumer> create_consumer(const ConsumerOptions& options) {
   if (options.group_id.empty()) throw ConfigError("kafka: a consumer needs a group id");
   auto conf = make_config(options.client,
                           {
@@ -33,7 +34,7 @@ std::unique_ptr<RdKafka::KafkaConsumer> create_consumer(const ConsumerOptions& o
                               {"enable.auto.offset.store", "false"},
                               {"auto.offset.reset", "earliest"},
                               {"isolation.level", options.read_committed ? "read_committed" : "read_uncommitted"},
-                              {"enable.partition.eof", report_partition_end ? "true" : "false"},
+                              {"enable.partition.eof", "true"},
                               {"client.id", "binberg"},
                           });
   std::string error;
@@ -80,7 +81,7 @@ ConsumedRecord to_record(RdKafka::Message& message) {
 Consumer Consumer::create(const ConsumerOptions& options) {
   auto state = std::make_unique<State>();
   state->bootstrap = options.client.bootstrap_servers;
-  state->consumer = create_consumer(options, true);
+  state->consumer = create_consumer(options);
   return Consumer(std::move(state));
 }
 
@@ -165,7 +166,7 @@ std::vector<ConsumedRecord> read_partitions(const ConsumerOptions& options,
                                             const std::vector<PartitionStart>& partitions,
                                             const std::map<std::pair<std::string, std::int32_t>, std::int64_t>& until,
                                             std::chrono::milliseconds timeout) {
-  const auto consumer = create_consumer(options, true);
+  const auto consumer = create_consumer(options);
   assign_partitions(*consumer, partitions, options.client.bootstrap_servers);
   std::set<std::pair<std::string, std::int32_t>> open;
   for (const auto& p : partitions) open.emplace(p.topic, p.partition);

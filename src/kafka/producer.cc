@@ -37,6 +37,11 @@ class DeliveryTracker : public RdKafka::DeliveryReportCb {
 };
 
 [[noreturn]] void fail_transaction(const char* step, const RdKafka::Error& error) {
+  if (error.code() == RdKafka::ERR__FENCED || error.code() == RdKafka::ERR_PRODUCER_FENCED ||
+      error.code() == RdKafka::ERR_INVALID_PRODUCER_EPOCH) {
+    throw ProducerFenced(
+        fmt::format("kafka: {} failed: {}: another producer with this transactional.id took over", step, error.str()));
+  }
   fail("kafka: {} failed: {}{}{}", step, error.str(), error.is_fatal() ? " (fatal: recreate the producer)" : "",
        error.txn_requires_abort() ? " (abort required)" : "");
 }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "kafka/client_config.h"
 
 namespace RdKafka {
@@ -32,6 +33,13 @@ struct OutgoingRecord {
   std::optional<std::string> key;
   std::optional<std::string> value;  // nullopt: tombstone
   std::vector<Header> headers;
+};
+
+// A transactional producer another process with the same transactional.id fenced: that process
+// took over, and this one must stop writing (retrying would fence the other in turn).
+class ProducerFenced : public Error {
+ public:
+  using Error::Error;
 };
 
 class Producer {

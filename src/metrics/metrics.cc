@@ -22,15 +22,17 @@ const char* kind_name(Kind kind) {
   return "untyped";
 }
 
-// Backslash and newline escaped, and double quotes too in label values (HELP text keeps them).
-std::string escape(const std::string& text, bool quotes) {
+// Backslash and newline are always escaped; double quotes only in label values (HELP text keeps them).
+enum class Quotes { kKept, kEscaped };
+
+std::string escape(const std::string& text, Quotes quotes) {
   std::string out;
   for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '\n') {
       out += "\\n";
-    } else if (c == '"' && quotes) {
+    } else if (c == '"' && quotes == Quotes::kEscaped) {
       out += "\\\"";
     } else {
       out += c;
@@ -52,7 +54,7 @@ std::string label_text(const std::vector<std::string>& names, const std::vector<
 
 }  // namespace
 
-std::string escape_label_value(const std::string& value) { return escape(value, true); }
+std::string escape_label_value(const std::string& value) { return escape(value, Quotes::kEscaped); }
 
 std::string format_value(double value) {
   if (std::isnan(value)) return "NaN";
@@ -120,7 +122,7 @@ Histogram& Family::histogram(const std::vector<std::string>& label_values) {
 }
 
 void Family::render(std::string& out) const {
-  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name_, escape(help_, false), name_, kind_name(kind_));
+  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name_, escape(help_, Quotes::kKept), name_, kind_name(kind_));
   std::lock_guard lock(mutex_);
   for (const auto& [values, member] : members_) {
     switch (kind_) {

@@ -5,6 +5,26 @@
 #include "core/error.h"
 
 namespace binberg::mysql {
+namespace {
+
+// Client errors that mean the connection is gone: no server listening, or the connection dropped.
+bool connection_lost(unsigned code) { return code == 2002 || code == 2003 || code == 2006 || code == 2013; }
+
+// The COLUMNS values of ROW, of LENGTHS bytes each, as text (nullopt: SQL NULL).
+Row row_values(MYSQL_ROW row, const unsigned long* lengths, unsigned columns) {
+  Row values;
+  values.reserve(columns);
+  for (unsigned i = 0; i < columns; ++i) {
+    if (row[i] == nullptr) {
+      values.emplace_back(std::nullopt);
+    } else {
+      values.emplace_back(std::string(row[i], lengths[i]));
+    }
+  }
+  return values;
+}
+
+}  // namespace
 
 std::string ConnectionOptions::address() const { return fmt::format("{}:{}", host, port); }
 
@@ -37,12 +57,37 @@ Connection Connection::open(const ConnectionOptions& options) {
                          options.port, nullptr, CLIENT_MULTI_RESULTS) == nullptr) {
     const std::string message = fmt::format("mysql {}: cannot connect as '{}': {} (error {})", options.address(),
                                             options.user, mysql_error(handle), mysql_errno(handle));
-    // 2002/2003/2013: no server listening or connection lost; anything else (auth, unknown db) is final.
-    const unsigned code = mysql_errno(handle);
-    if (code == 2002 || code == 2003 || code == 2006 || code == 2013) throw ConnectionError(message);
+    // No server listening or connection lost; anything else (auth, unknown db) is final.
+    if (connection_lost(mysql_errno(handle))) throw ConnectionError(message);
     throw Error(message);
   }
   return connection;
+}
+
+void RowStream::Freer::operator()(st_mysql_res* result) const { mysql_free_result(result); }
+
+RowStream::RowStream(st_mysql* handle, st_mysql_res* result, std::string address)
+    : handle_(handle), result_(result), address_(std::move(address)) {}
+RowStream::RowStream(RowStream&&) noexcept = default;
+RowStream& RowStream::operator=(RowStream&&) noexcept = default;
+RowStream::~RowStream() = default;
+
+std::optional<Row> RowStream::next() {
+  if (!result_) return std::nullopt;
+  MYSQL_ROW row = mysql_fetch_row(result_.get());
+  if (row == nullptr) {
+    const unsigned code = mysql_errno(handle_);
+    if (code != 0) {
+      const std::string message = fmt::format("mysql {}: reading a streamed result failed: {} (error {})", address_,
+                                              mysql_error(handle_), code);
+      result_.reset();
+      if (connection_lost(code)) throw ConnectionError(message);
+      throw Error(message);
+    }
+    result_.reset();
+    return std::nullopt;
+  }
+  return row_values(row, mysql_fetch_lengths(result_.get()), mysql_num_fields(result_.get()));
 }
 
 void Connection::fail_statement(const std::string& sql) {
@@ -71,19 +116,19 @@ ResultSet Connection::query(const std::string& sql) {
   MYSQL_FIELD* fields = mysql_fetch_fields(result.get());
   for (unsigned i = 0; i < columns; ++i) set.columns.emplace_back(fields[i].name);
   while (MYSQL_ROW row = mysql_fetch_row(result.get())) {
-    const unsigned long* lengths = mysql_fetch_lengths(result.get());
-    Row values;
-    values.reserve(columns);
-    for (unsigned i = 0; i < columns; ++i) {
-      if (row[i] == nullptr) {
-        values.emplace_back(std::nullopt);
-      } else {
-        values.emplace_back(std::string(row[i], lengths[i]));
-      }
-    }
-    set.rows.push_back(std::move(values));
+    set.rows.push_back(row_values(row, mysql_fetch_lengths(result.get()), columns));
   }
   return set;
+}
+
+RowStream Connection::stream(const std::string& sql) {
+  if (mysql_real_query(handle(), sql.data(), sql.size()) != 0) fail_statement(sql);
+  MYSQL_RES* result = mysql_use_result(handle());
+  if (result == nullptr) {
+    if (mysql_errno(handle()) != 0) fail_statement(sql);
+    fail("mysql {}: statement returned no result set: {}", options_.address(), sql);
+  }
+  return RowStream(handle(), result, options_.address());
 }
 
 std::optional<std::string> Connection::scalar(const std::string& sql) {

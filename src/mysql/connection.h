@@ -9,6 +9,7 @@
 #include <vector>
 
 struct st_mysql;
+struct st_mysql_res;
 
 namespace binberg::mysql {
 
@@ -40,6 +41,31 @@ struct ResultSet {
   std::vector<Row> rows;
 };
 
+// The rows of one statement as the server sends them (mysql_use_result): memory stays bounded by a
+// row however large the result. The connection runs nothing else until the stream has ended or
+// is destroyed (which discards the rows not read), and the server waits for the client to read.
+class RowStream {
+ public:
+  RowStream(RowStream&&) noexcept;
+  RowStream& operator=(RowStream&&) noexcept;
+  ~RowStream();
+
+  // The next row, or nullopt at the end. Throws Error (ConnectionError when the connection is
+  // lost) naming the server.
+  std::optional<Row> next();
+
+ private:
+  friend class Connection;
+  struct Freer {
+    void operator()(st_mysql_res* result) const;
+  };
+  RowStream(st_mysql* handle, st_mysql_res* result, std::string address);
+
+  st_mysql* handle_;  // owned by the Connection, whose handle does not move with it
+  std::unique_ptr<st_mysql_res, Freer> result_;
+  std::string address_;
+};
+
 class Connection {
  public:
   // Connects; throws Error naming the server and the client's error text.
@@ -53,6 +79,9 @@ class Connection {
   void execute(const std::string& sql);
   // Runs a statement and returns its whole result.
   ResultSet query(const std::string& sql);
+  // Runs a statement and streams its rows; the stream must end before this connection is used or
+  // destroyed.
+  RowStream stream(const std::string& sql);
   // The single value of a one-row, one-column query; throws if the shape differs.
   std::optional<std::string> scalar(const std::string& sql);
   std::string escape(const std::string& value);

@@ -468,6 +468,9 @@ bool is_table_options(Cursor& cursor) {
 // Statements
 
 // What a column definition (after the column's name) says, as far as stored rows are concerned.
+// CHANGE names the column twice (old, new: it may rename it), MODIFY once.
+enum class ColumnClause { kChange, kModify };
+
 struct ColumnDefinition {
   bool has_type = false;
   std::string type;  // as written: the type word, its arguments, UNSIGNED/SIGNED/ZEROFILL/PRECISION
@@ -550,9 +553,9 @@ class DdlParser {
     } else if (cursor.accept_keyword("RENAME")) {
       changes.push_back(parse_rename(cursor, text));
     } else if (cursor.accept_keyword("CHANGE")) {
-      changes.push_back(parse_change_or_modify(cursor, text, ignore, /*renames=*/true));
+      changes.push_back(parse_change_or_modify(cursor, text, ignore, ColumnClause::kChange));
     } else if (cursor.accept_keyword("MODIFY")) {
-      changes.push_back(parse_change_or_modify(cursor, text, ignore, /*renames=*/false));
+      changes.push_back(parse_change_or_modify(cursor, text, ignore, ColumnClause::kModify));
     } else if (cursor.accept_keyword("ALTER")) {
       changes.push_back(parse_alter_column(cursor, text));
     } else {
@@ -674,11 +677,11 @@ class DdlParser {
 
   // CHANGE [COLUMN] [IF EXISTS] old new definition | MODIFY [COLUMN] [IF EXISTS] name definition.
   // Both redefine the column (kModify); CHANGE may also rename it, which callers see in new_name.
-  ColumnChange parse_change_or_modify(Cursor& cursor, const std::string& text, bool ignore, bool renames) const {
+  ColumnChange parse_change_or_modify(Cursor& cursor, const std::string& text, bool ignore, ColumnClause clause) const {
     cursor.accept_keyword("COLUMN");
     cursor.accept_keywords({"IF", "EXISTS"});
     std::optional<std::string> old_name = cursor.accept_name();
-    std::optional<std::string> new_name = renames ? cursor.accept_name() : old_name;
+    std::optional<std::string> new_name = clause == ColumnClause::kChange ? cursor.accept_name() : old_name;
     if (!old_name || !new_name) return make_change(ChangeKind::kUnknown, text);
     const ColumnDefinition definition = parse_column_definition(cursor);
     if (!definition.has_type || (ignore && definition.unique_or_primary)) {

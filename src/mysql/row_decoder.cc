@@ -61,12 +61,16 @@ Decimal decimal(ByteReader& reader, unsigned precision, unsigned scale) {
   return Decimal{std::move(out)};
 }
 
+// DATETIME2 stores its fraction signed, TIMESTAMP2 unsigned.
+enum class FractionSign { kUnsigned, kSigned };
+
 // Fractional seconds of TIME2/DATETIME2/TIMESTAMP2: (fsp + 1) / 2 big-endian bytes.
-std::int64_t fraction_micros(ByteReader& reader, unsigned fsp, bool is_signed) {
+std::int64_t fraction_micros(ByteReader& reader, unsigned fsp, FractionSign sign) {
   const unsigned bytes = (fsp + 1) / 2;
   if (bytes == 0) return 0;
   const std::uint64_t raw = reader.big_endian(bytes, "fractional seconds");
-  const std::int64_t value = is_signed ? sign_extend<std::int64_t>(raw, bytes) : static_cast<std::int64_t>(raw);
+  const std::int64_t value =
+      sign == FractionSign::kSigned ? sign_extend<std::int64_t>(raw, bytes) : static_cast<std::int64_t>(raw);
   static constexpr std::int64_t kScale[] = {1, 10000, 100, 1};  // by byte count
   return value * kScale[bytes];
 }
@@ -116,7 +120,7 @@ DateTime datetime2(ByteReader& reader, unsigned fsp, const std::string& where) {
   // 1 sign bit, 17 bits year*13+month, 5 day, 5 hour, 6 minute, 6 second; then the fraction.
   constexpr std::int64_t kIntOffset = 0x8000000000;
   const std::int64_t int_part = static_cast<std::int64_t>(reader.big_endian(5, "datetime")) - kIntOffset;
-  const std::int64_t frac = fraction_micros(reader, fsp, /*is_signed=*/true);
+  const std::int64_t frac = fraction_micros(reader, fsp, FractionSign::kSigned);
   if (int_part < 0) fail("{}: negative DATETIME value", where);
   const std::int64_t ymd = int_part >> 17, hms = int_part % (1 << 17);
   const std::int64_t year_month = ymd >> 5;
@@ -179,7 +183,7 @@ Value RowDecoder::decode_value(const TableMap& table, std::size_t index, ByteRea
       return datetime2(reader, layout.decimals, where);
     case bt::kTimestamp2: {
       const auto seconds = static_cast<std::int64_t>(reader.big_endian(4, "timestamp"));
-      return Timestamp{seconds * kMicrosPerSecond + fraction_micros(reader, layout.decimals, /*is_signed=*/false)};
+      return Timestamp{seconds * kMicrosPerSecond + fraction_micros(reader, layout.decimals, FractionSign::kUnsigned)};
     }
     case bt::kTimestamp:
       return Timestamp{static_cast<std::int64_t>(reader.little_endian(4, "timestamp")) * kMicrosPerSecond};
@@ -233,12 +237,11 @@ RowImage RowDecoder::decode_image(const TableMap& table, std::string_view presen
       image.emplace_back(std::monostate{});
       continue;
     }
-    try {
-      image.push_back(decode_value(table, i, reader, where));
-    } catch (const Error& e) {
+    const auto column_frame = [&] {
       const Column& column = table.schema->columns[i];
-      fail("{}: {}.{} ({}): {}", where, table.schema->qualified_name(), column.name, to_string(column.type), e.what());
-    }
+      return fmt::format("{}: {}.{} ({})", where, table.schema->qualified_name(), column.name, to_string(column.type));
+    };
+    image.push_back(with_context(column_frame, [&] { return decode_value(table, i, reader, where); }));
   }
   return image;
 }

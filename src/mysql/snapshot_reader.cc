@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/assert.h"
 #include "core/error.h"
 #include "core/failpoint.h"
 #include "mysql/text_value.h"
@@ -70,15 +71,22 @@ std::vector<std::string> parse_symbols(const std::string& column_type) {
   return symbols;
 }
 
-std::string sql_literal(Connection& connection, const Value& value) {
-  if (const auto* text = std::get_if<Text>(&value)) return "'" + connection.escape(text->utf8) + "'";
-  if (std::holds_alternative<Bytes>(value) || std::holds_alternative<Decimal>(value) ||
-      std::holds_alternative<std::int64_t>(value) || std::holds_alternative<std::uint64_t>(value)) {
-    const std::string shown = to_display_string(value);
-    return std::holds_alternative<Bytes>(value) ? "x'" + shown.substr(2) + "'" : shown;
+// What the server says about the primary key of SCHEMA's table: its columns in key order, with
+// their key prefix lengths and collations.
+std::vector<KeyPart> load_key_parts(Connection& connection, const TableSchema& schema) {
+  const auto result = connection.query(fmt::format(
+      "SELECT s.COLUMN_NAME, s.SUB_PART, c.COLLATION_NAME FROM information_schema.STATISTICS s JOIN "
+      "information_schema.COLUMNS c ON c.TABLE_SCHEMA = s.TABLE_SCHEMA AND c.TABLE_NAME = s.TABLE_NAME AND "
+      "c.COLUMN_NAME = s.COLUMN_NAME WHERE s.TABLE_SCHEMA = '{}' AND s.TABLE_NAME = '{}' AND s.INDEX_NAME = "
+      "'PRIMARY' ORDER BY s.SEQ_IN_INDEX",
+      connection.escape(schema.database), connection.escape(schema.table)));
+  std::vector<KeyPart> parts;
+  for (const auto& row : result.rows) {
+    KeyPart part{row[0].value_or(""), std::nullopt, row[2].value_or("")};
+    if (row[1]) part.prefix_length = static_cast<std::uint32_t>(std::stoul(*row[1]));
+    parts.push_back(std::move(part));
   }
-  if (const auto* ts = std::get_if<Timestamp>(&value)) return "'" + to_display_string(DateTime{ts->micros}) + "'";
-  return "'" + to_display_string(value) + "'";
+  return parts;
 }
 
 }  // namespace
@@ -137,14 +145,23 @@ std::shared_ptr<const TableSchema> find_table_schema(Connection& connection, con
 }
 
 TableSnapshot TableSnapshot::open(const ConnectionOptions& options, const std::vector<TableName>& tables,
-                                  std::size_t chunk_rows) {
+                                  std::size_t chunk_rows, ReadMethod method) {
   if (chunk_rows == 0) throw ConfigError("snapshot: chunk size must be positive");
   if (tables.empty()) fail("snapshot {}: no tables", options.address());
   TableSnapshot snapshot(Connection::open(options), chunk_rows);
   Connection& db = snapshot.connection_;
   db.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
   db.execute("SET time_zone = '+00:00'");
-  for (const TableName& table : tables) snapshot.schemas_.push_back(load_table_schema(db, table.database, table.table));
+  // A streamed SELECT waits while its reader works on a chunk: as long as an idle connection may,
+  // not the 60 s of the default net_write_timeout, after which the server drops the connection.
+  db.execute("SET SESSION net_write_timeout = GREATEST(@@net_write_timeout, @@wait_timeout)");
+  for (const TableName& table : tables) {
+    std::shared_ptr<const TableSchema> schema = load_table_schema(db, table.database, table.table);
+    snapshot.pagers_.push_back(method == ReadMethod::kKeysetPaging
+                                   ? KeysetPager::for_table(schema, load_key_parts(db, *schema))
+                                   : std::nullopt);
+    snapshot.schemas_.push_back(std::move(schema));
+  }
   db.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
   // MariaDB reports the binlog position matching the snapshot: no FLUSH TABLES WITH READ LOCK.
   std::string file;
@@ -160,32 +177,28 @@ TableSnapshot TableSnapshot::open(const ConnectionOptions& options, const std::v
   return snapshot;
 }
 
-std::string TableSnapshot::chunk_query(const TableSchema& schema) {
-  std::string columns, order;
-  for (const auto& column : schema.columns) columns += (columns.empty() ? "" : ", ") + select_expression(column);
-  std::vector<std::size_t> order_by = schema.primary_key;
-  if (order_by.empty()) {
-    // Without a key, order by every column; pages are stable inside the snapshot transaction.
-    for (std::size_t i = 0; i < schema.columns.size(); ++i) order_by.push_back(i);
+std::vector<Row> TableSnapshot::next_rows() {
+  if (std::optional<KeysetPager>& pager = pagers_[current_]) {
+    const std::optional<std::string> sql = pager->next_query(chunk_rows_);
+    return sql ? connection_.query(*sql).rows : std::vector<Row>{};
   }
-  std::string key_columns, key_values;
-  for (std::size_t i = 0; i < order_by.size(); ++i) {
-    const std::string name = quote_identifier(schema.columns[order_by[i]].name);
-    order += (i ? ", " : "") + name;
-    key_columns += (i ? ", " : "") + name;
-    if (last_key_) key_values += (i ? ", " : "") + sql_literal(connection_, (*last_key_)[i]);
+  const TableSchema& schema = *schemas_[current_];
+  if (!stream_) {
+    stream_ = connection_.stream(fmt::format("SELECT {} FROM {}.{}", select_list(schema),
+                                             quote_identifier(schema.database), quote_identifier(schema.table)));
   }
-  std::string sql =
-      fmt::format("SELECT {} FROM {}.{}", columns, quote_identifier(schema.database), quote_identifier(schema.table));
-  if (!schema.primary_key.empty() && last_key_) sql += fmt::format(" WHERE ({}) > ({})", key_columns, key_values);
-  sql += fmt::format(" ORDER BY {} LIMIT {}", order, chunk_rows_);
-  if (schema.primary_key.empty()) sql += fmt::format(" OFFSET {}", table_rows_read_);
-  return sql;
+  std::vector<Row> rows;
+  while (rows.size() < chunk_rows_) {
+    std::optional<Row> row = stream_->next();
+    if (!row) break;
+    rows.push_back(std::move(*row));
+  }
+  return rows;
 }
 
 void TableSnapshot::next_table() {
+  stream_.reset();
   ++current_;
-  last_key_.reset();
   table_rows_read_ = 0;
   if (current_ == schemas_.size()) connection_.execute("COMMIT");
 }
@@ -194,8 +207,10 @@ std::vector<ChangeEvent> TableSnapshot::next_chunk() {
   std::vector<ChangeEvent> events;
   while (events.empty() && current_ < schemas_.size()) {
     const std::shared_ptr<const TableSchema>& schema = schemas_[current_];
-    const auto result = connection_.query(chunk_query(*schema));
-    for (const auto& row : result.rows) {
+    const std::vector<Row> rows = next_rows();
+    BINBERG_ASSERT(rows.size() <= chunk_rows_, "{}: a chunk of {} rows, more than {}", schema->qualified_name(),
+                   rows.size(), chunk_rows_);
+    for (const auto& row : rows) {
       ChangeEvent event;
       event.op = Op::kSnapshot;
       event.schema = schema;
@@ -212,9 +227,9 @@ std::vector<ChangeEvent> TableSnapshot::next_chunk() {
       event.event_id = make_event_id(event.source, event.op);
       events.push_back(std::move(event));
     }
-    rows_read_ += result.rows.size();
-    if (!schema->primary_key.empty() && !events.empty()) last_key_ = primary_key_of(*schema, *events.back().after);
-    if (result.rows.size() < chunk_rows_) next_table();
+    rows_read_ += rows.size();
+    if (pagers_[current_] && !events.empty()) pagers_[current_]->advance(*events.front().after, *events.back().after);
+    if (rows.size() < chunk_rows_) next_table();
   }
   if (!events.empty()) failpoint::hit("source.snapshot.after_chunk");
   return events;

@@ -97,6 +97,12 @@ std::string select_expression(const Column& column) {
   }
 }
 
+std::string select_list(const TableSchema& schema) {
+  std::string list;
+  for (const Column& column : schema.columns) list += (list.empty() ? "" : ", ") + select_expression(column);
+  return list;
+}
+
 Value parse_text_value(const Column& column, const std::optional<std::string>& text) {
   if (!text) return std::monostate{};
   const std::string_view value = *text;

@@ -16,6 +16,8 @@ namespace binberg::mysql {
 
 // SELECT expression for COLUMN: exact text for every type.
 std::string select_expression(const Column& column);
+// The select expressions of every column of SCHEMA, in order, comma-separated.
+std::string select_list(const TableSchema& schema);
 
 // Parses the text of COLUMN's value (nullopt: SQL NULL); throws Error naming the column.
 Value parse_text_value(const Column& column, const std::optional<std::string>& text);

@@ -58,6 +58,7 @@ std::string saved_record(const std::string& source_name, const SavedSource& save
     for (const auto& [column, names] : learned.earlier_names) earlier_names[name][column] = names;
   }
   nlohmann::json record{{"source", source_name}, {"saved_at_ms", unix_millis()}, {"tables", tables}};
+  if (saved.copy) record["initial_copy"] = saved.copy->to_json();
   if (!defaults.empty()) record["column_defaults"] = defaults;
   if (!earlier_names.empty()) record["column_earlier_names"] = earlier_names;
   return record.dump();
@@ -99,6 +100,7 @@ SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::stri
           saved.columns[name].defaults[column] = existing_rows_from_json(existing_rows);
         }
       }
+      if (value.contains("initial_copy")) saved.copy = InitialCopy::from_json(value.at("initial_copy"));
       const auto& earlier_names = value.contains("column_earlier_names") ? value.at("column_earlier_names") : none;
       for (const auto& [name, columns] : earlier_names.items()) {
         for (const auto& [column, names] : columns.items()) {
@@ -186,7 +188,11 @@ class KafkaSource::Session {
   void begin_transaction_if_needed();
   // Sends the held records, each with the transaction's footprint: the transaction is complete.
   void end_transaction();
-  void save();
+  // Saves every table's position (and, with COPY, that this initial copy begins).
+  void save(const std::optional<InitialCopy>& copy = std::nullopt);
+  // At least once: keeps the initial copy the saved record says began, if it is whole in Kafka
+  // (initial_copy.h): its tables take its position. False when there is none to keep.
+  bool keep_earlier_copy();
   Table* find_table(const std::string& database, const std::string& table);
 
   KafkaSource& owner_;
@@ -207,6 +213,7 @@ class KafkaSource::Session {
   std::map<envelope::TopicPartition, kafka::OutgoingRecord> held_;
   bool positions_moved_ = false;  // a position advanced since the last save
   std::size_t pending_records_ = 0;
+  std::optional<InitialCopy> earlier_copy_;  // begun by an earlier process, not saved as done
 };
 
 KafkaSource::Table* KafkaSource::Session::find_table(const std::string& database, const std::string& table) {
@@ -222,7 +229,22 @@ void KafkaSource::Session::open() {
   const std::string offsets_topic = offsets_topic_of(options_);
   kafka::create_topic(options_.kafka,
                       kafka::TopicSpec{offsets_topic, 1, options_.replication_factor, {{"cleanup.policy", "compact"}}});
+  // Fence first, then read (exactly-once): init_transactions fences an earlier process of this
+  // source and aborts its open transaction. Read before it, the positions could be older than a
+  // save that stalled process commits in between, and its records would be produced again.
+  failpoint::hit("kafka_source.before_fence");
+  const kafka::ClientOptions client = with_defaults(
+      options_.kafka,
+      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
+  if (options_.delivery == Delivery::kExactlyOnce) {
+    producer_.emplace(
+        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
+  } else {
+    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
+  }
+  failpoint::hit("kafka_source.before_read_positions");
   const SavedSource saved = read_saved_source(options_.kafka, offsets_topic, options_.source_name);
+  earlier_copy_ = saved.copy;
   auto& records = owner_.registry_.counter("binberg_source_records_total", "Change records produced", {"table"});
   for (const capture::CapturedTable& captured : options_.tables) {
     auto table = std::make_unique<Table>();
@@ -239,16 +261,6 @@ void KafkaSource::Session::open() {
       spdlog::info("source: table {} resumes after {}", captured.qualified_name(), it->second.to_string());
     }
     tables_.push_back(std::move(table));
-  }
-  const kafka::ClientOptions client = with_defaults(
-      options_.kafka,
-      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
-  if (options_.delivery == Delivery::kExactlyOnce) {
-    // init_transactions fences an earlier process of this source and aborts its open transaction.
-    producer_.emplace(
-        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
-  } else {
-    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
   }
   std::vector<std::string> topics = {offsets_topic_of(options_)};
   for (const auto& table : tables_) topics.push_back(table->topic);
@@ -406,12 +418,13 @@ void KafkaSource::Session::end_transaction() {
 
 // Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
 // At-least-once: after every record before it is acknowledged.
-void KafkaSource::Session::save() {
+void KafkaSource::Session::save(const std::optional<InitialCopy>& copy) {
   SavedSource saved;
   for (const auto& table : tables_) {
     if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
     if (!table->learned.empty()) saved.columns[table->source.qualified_name()] = table->learned;
   }
+  saved.copy = copy;
   const kafka::OutgoingRecord record{
       offsets_topic_of(options_), 0, options_.source_name, saved_record(options_.source_name, saved), {}};
   failpoint::hit("kafka_source.before_save");
@@ -447,6 +460,18 @@ void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
   const capture::SourcePosition position{source.position().binlog, source.position().gtid};
   spdlog::info("source: snapshot of {} tables at {}", tables.size(), position.to_string());
   const std::string snapshot_id = "snapshot:" + position.binlog.to_string();
+  if (options_.delivery == Delivery::kAtLeastOnce) {
+    // Where the copy begins, saved before it: a crash after the copy is acknowledged but before
+    // its position is saved keeps the copy instead of taking another (keep_earlier_copy).
+    InitialCopy copy{snapshot_id, position, {}, {}};
+    std::map<std::string, std::int32_t> topics;
+    for (Table* table : tables) {
+      copy.tables.push_back(table->source.qualified_name());
+      topics[table->topic] = table->partitions;
+    }
+    copy.start_offsets = partition_ends(options_.kafka, topics);
+    save(copy);
+  }
   auto last_progress = Clock::now();
   for (;;) {
     const std::vector<ChangeEvent> chunk = source.next_chunk();
@@ -538,8 +563,42 @@ void KafkaSource::Session::stream(const std::function<bool()>& stop) {
   spdlog::info("source: stopped at {}", read_position.to_string());
 }
 
+bool KafkaSource::Session::keep_earlier_copy() {
+  if (options_.delivery != Delivery::kAtLeastOnce || !earlier_copy_) return false;
+  const InitialCopy& copy = *earlier_copy_;
+  std::vector<Table*> copied;
+  std::map<std::string, std::int32_t> topics;
+  for (const std::string& name : copy.tables) {
+    const auto dot = name.find('.');
+    Table* table = find_table(name.substr(0, dot), name.substr(dot + 1));
+    if (table == nullptr || table->position) return false;  // the capture set changed since: copy again
+    copied.push_back(table);
+    topics[table->topic] = table->partitions;
+  }
+  const CopyInKafka found = find_copy(options_.kafka, copy, topics);
+  if (!found.not_whole.empty()) {
+    spdlog::warn(
+        "source: the initial copy {} an earlier process began is not whole in Kafka ({}); taking a new "
+        "copy, and sinks drop the unfinished one whole",
+        copy.transaction_id, found.not_whole);
+    return false;
+  }
+  std::size_t kept = 0;
+  for (Table* table : copied) {
+    // A table with no record in the copy was empty, or stopped by the registry in it: copied again.
+    if (!found.records.contains(table->topic)) continue;
+    table->position = copy.position;
+    ++kept;
+  }
+  save();
+  spdlog::info("source: the initial copy {} is whole in Kafka; {} of its {} tables keep it, at {}", copy.transaction_id,
+               kept, copied.size(), copy.position.to_string());
+  return kept != 0;
+}
+
 void KafkaSource::Session::run(const std::function<bool()>& stop) {
   open();
+  keep_earlier_copy();
   std::vector<Table*> new_tables;
   for (auto& table : tables_) {
     if (!table->position) new_tables.push_back(table.get());
@@ -575,6 +634,10 @@ void KafkaSource::run(const std::function<bool()>& stop) {
       return;
     } catch (const ConfigError&) {
       throw;
+    } catch (const kafka::ProducerFenced& fenced) {
+      // Another process of this source took over; starting over would fence it in turn.
+      throw Error(
+          fmt::format("source {}: {}. This process stops; the other goes on", options_.source_name, fenced.what()));
     } catch (const Error& error) {
       if (stats_.commits > commits_before) {  // the session got somewhere: start the count again
         failures = 0;

@@ -41,6 +41,7 @@
 #include "kafka/client_config.h"
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
+#include "publish/initial_copy.h"
 #include "publish/learned_columns.h"
 #include "registry/registry_client.h"
 
@@ -88,6 +89,8 @@ std::string change_topic(const std::string& prefix, const capture::CapturedTable
 struct SavedSource {
   std::map<std::string, capture::SourcePosition> positions;
   std::map<std::string, LearnedColumns> columns;
+  // At least once: an initial copy begun and not yet saved as done (initial_copy.h).
+  std::optional<InitialCopy> copy;
 };
 SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
                               const std::string& source_name);

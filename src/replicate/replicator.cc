@@ -1,10 +1,12 @@
 #include "replicate/replicator.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
+#include "core/assert.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
@@ -83,50 +85,71 @@ const tables::RowMapping& Replicator::mapping_for(Table& table, const std::share
 void Replicator::open_tables() {
   mysql::Connection connection = mysql::Connection::open(options_.source);
   mysql::require_cdc_ready(connection);
+  stats_.stopped_tables.clear();
   for (const capture::CapturedTable& captured : options_.tables) {
-    auto table = std::make_unique<Table>();
-    table->source = captured;
-    static constexpr const char* kOps[] = {"insert", "update", "delete"};
-    for (std::size_t op = 0; op < 3; ++op) {
-      table->applied[op] = &metrics_.events.counter({captured.qualified_name(), kOps[op]});
-    }
-    const std::shared_ptr<const TableSchema> now =
-        mysql::load_table_schema(connection, captured.database, captured.table);
-    const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
-    tables::TablePair pair = tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now);
-    table->state_id = pair.state_id;
-    table->changelog_id = pair.changelog_id;
-    table->schema = pair.schema;
-    std::optional<capture::SourcePosition> position = committed_position(*pair.changelog);
-    if (pair.state) {
-      const std::optional<capture::SourcePosition> state_position = committed_position(*pair.state);
-      // Both tables of a source table always commit together, so their positions agree.
-      if (state_position.has_value() != position.has_value() ||
-          (position && capture::compare_binlog(position->binlog, state_position->binlog) != 0)) {
-        fail("tables {} and {} record different source positions ({} and {}); they were not written together",
-             table->state_id.to_string(), table->changelog_id.to_string(),
-             state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
-      }
-      table->state =
-          std::make_unique<iceberg::TableWriter>(std::move(*pair.state), iceberg::WriteMode::kUpsert, options_.writer);
-    } else {
-      spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
-                   table->changelog_id.to_string());
-    }
-    table->changelog = std::make_unique<iceberg::TableWriter>(std::move(*pair.changelog), iceberg::WriteMode::kAppend,
-                                                              options_.writer);
     try {
-      mapping_for(*table, table->schema);
-    } catch (const Error& error) {
-      fail(
-          "table {}: the Iceberg tables do not hold what source table {} maps to ({}); schema changes made while "
-          "binberg was not reading the binlog are not applied automatically",
-          table->changelog_id.to_string(), captured.qualified_name(), error.what());
+      tables_.push_back(open_table(connection, captured));
+    } catch (const tables::UnmappableTable& error) {
+      // Only this table stops; having no Iceberg tables, it is copied afresh once it can be mapped.
+      spdlog::error(
+          "table {} is not replicated: {}. binberg creates none of its Iceberg tables, and the other tables go on; "
+          "once the table can be mapped, a restart copies it from a snapshot of its own, so nothing is lost",
+          captured.qualified_name(), error.what());
+      stats_.stopped_tables.push_back(error.what());
     }
-    table->position = position;
-    if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
-    tables_.push_back(std::move(table));
   }
+  metrics_.stopped_tables.set(static_cast<double>(stats_.stopped_tables.size()));
+  if (tables_.empty()) {
+    throw ConfigError(
+        fmt::format("replicate: no captured table can be replicated: {}", fmt::join(stats_.stopped_tables, "; ")));
+  }
+}
+
+std::unique_ptr<Replicator::Table> Replicator::open_table(mysql::Connection& connection,
+                                                          const capture::CapturedTable& captured) {
+  const std::shared_ptr<const TableSchema> now =
+      mysql::load_table_schema(connection, captured.database, captured.table);
+  const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
+  tables::TablePair pair =
+      tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now, options_.types);
+  auto table = std::make_unique<Table>();
+  table->source = captured;
+  static constexpr const char* kOps[] = {"insert", "update", "delete"};
+  for (std::size_t op = 0; op < 3; ++op) {
+    table->applied[op] = &metrics_.events.counter({captured.qualified_name(), kOps[op]});
+  }
+  table->state_id = pair.state_id;
+  table->changelog_id = pair.changelog_id;
+  table->schema = pair.schema;
+  std::optional<capture::SourcePosition> position = committed_position(*pair.changelog);
+  if (pair.state) {
+    const std::optional<capture::SourcePosition> state_position = committed_position(*pair.state);
+    // Both tables of a source table always commit together, so their positions agree.
+    if (state_position.has_value() != position.has_value() ||
+        (position && capture::compare_binlog(position->binlog, state_position->binlog) != 0)) {
+      fail("tables {} and {} record different source positions ({} and {}); they were not written together",
+           table->state_id.to_string(), table->changelog_id.to_string(),
+           state_position ? state_position->to_string() : "none", position ? position->to_string() : "none");
+    }
+    table->state =
+        std::make_unique<iceberg::TableWriter>(std::move(*pair.state), iceberg::WriteMode::kUpsert, options_.writer);
+  } else {
+    spdlog::warn("table {} has no primary key: binberg keeps its changelog {} only", captured.qualified_name(),
+                 table->changelog_id.to_string());
+  }
+  table->changelog =
+      std::make_unique<iceberg::TableWriter>(std::move(*pair.changelog), iceberg::WriteMode::kAppend, options_.writer);
+  try {
+    mapping_for(*table, table->schema);
+  } catch (const Error& error) {
+    fail(
+        "table {}: the Iceberg tables do not hold what source table {} maps to ({}); schema changes made while "
+        "binberg was not reading the binlog are not applied automatically",
+        table->changelog_id.to_string(), captured.qualified_name(), error.what());
+  }
+  table->position = position;
+  if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
+  return table;
 }
 
 // The initial copy of every table the Iceberg side has no position for: one consistent snapshot
@@ -264,7 +287,7 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
     stop(*targets.front(), tables::kNotAnAlterTable);
   }
   Table& table = *targets.front();
-  commit(before, false);  // rows before the statement are committed under the old schema
+  commit(before, CommitScope::kChangedTables);  // rows before the statement: under the old schema
 
   const bool accepted = std::find(options_.accepted_schema_changes.begin(), options_.accepted_schema_changes.end(),
                                   txn.id()) != options_.accepted_schema_changes.end();
@@ -273,7 +296,8 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
       mysql::load_table_schema(connection, table.source.database, table.source.table);
   tables::EvolvedTables evolved;
   try {
-    evolved = tables::evolve_tables(ddl, *table.schema, *now, accepted, table.state.get(), *table.changelog);
+    evolved =
+        tables::evolve_tables(ddl, *table.schema, *now, accepted, options_.types, table.state.get(), *table.changelog);
   } catch (const tables::SchemaChangeRefused& error) {
     stop(table, error.what());
   }
@@ -325,14 +349,21 @@ std::chrono::milliseconds Replicator::commit_writers(const std::vector<iceberg::
   return std::chrono::duration_cast<std::chrono::milliseconds>(duration);
 }
 
-void Replicator::commit(const capture::SourcePosition& position, bool all_tables) {
+void Replicator::commit(const capture::SourcePosition& position, CommitScope scope) {
+  BINBERG_ASSERT(in_flight_ == nullptr, "commit at {} cut inside transaction {} (invariant 1: whole transactions)",
+                 position.to_string(), in_flight_ ? in_flight_->id() : "");
   std::vector<iceberg::TableWriter*> writers;
   std::vector<Table*> committed;
   const auto now = Clock::now();
   for (auto& table : tables_) {
-    if (table->position && capture::compare_binlog(table->position->binlog, position.binlog) >= 0) continue;
+    if (table->position && capture::compare_binlog(table->position->binlog, position.binlog) >= 0) {
+      // A table ahead of the stream (restart) holds what it has; nothing of it is pending.
+      BINBERG_ASSERT(!table->dirty, "table {} has changes pending at {}, behind its position {}",
+                     table->source.qualified_name(), position.to_string(), table->position->to_string());
+      continue;
+    }
     const bool position_due = now - table->last_commit >= options_.commit.idle_position_interval;
-    if (!table->dirty && !all_tables && !position_due) continue;
+    if (!table->dirty && scope != CommitScope::kAllTables && !position_due) continue;
     if (table->state) writers.push_back(table->state.get());
     writers.push_back(table->changelog.get());
     committed.push_back(table.get());
@@ -377,6 +408,7 @@ void Replicator::run(const std::function<bool()>& stop) {
       spdlog::warn("{}; another writer committed to the table (maintenance?): reopening the tables and resuming",
                    conflict.what());
       tables_.clear();
+      in_flight_.reset();
       pending_events_ = 0;
       pending_source_commit_ms_ = 0;
       txn_captured_ = txn_applied_ = false;
@@ -413,40 +445,46 @@ void Replicator::run_session(const std::function<bool()>& stop) {
   // The position of the stream after the last transaction read, with the GTID position the
   // tables recorded (the reader's GTID state starts empty when streaming from a file position).
   capture::SourcePosition read_position = start;
-  std::shared_ptr<const SourceTransaction> in_flight;  // the transaction whose batches are arriving
+  in_flight_.reset();
   auto last_commit = Clock::now();
   for (;;) {
     // A stop takes effect between transactions only (invariant 1).
-    if (!in_flight && stop()) break;
+    if (!in_flight_ && stop()) break;
     std::optional<capture::TransactionBatch> batch = source.next(options_.heartbeat);
     const bool idle = !batch || !batch->txn;
     if (idle && pending_events_ == 0) metrics_.source_lag.set(0);  // idle and caught up
     if (!idle) {
       const SourceTransaction& txn = *batch->txn;
-      const bool first = in_flight != batch->txn;
-      if (first && in_flight) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight->gtid);
-      in_flight = batch->txn;
+      const bool first = in_flight_ != batch->txn;
+      if (first && in_flight_) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight_->gtid);
+      in_flight_ = batch->txn;
       apply(txn, batch->events, first);
-      if (!batch->last) continue;  // commits are cut between transactions only
+      if (!batch->last) continue;
       capture::SourcePosition after = read_position;
       after.binlog = batch->position;
       if (!txn.gtid.empty()) {
         const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
         if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
       }
+      BINBERG_ASSERT(capture::compare_binlog(after.binlog, read_position.binlog) > 0,
+                     "transaction {} ends at {}, not after the stream's position {}", txn.id(), after.to_string(),
+                     read_position.to_string());
+      in_flight_.reset();                                                     // all its batches are here
       if (txn.schema_change) apply_schema_change(txn, read_position, after);  // DDL carries no rows
       finish(txn);
       read_position = std::move(after);
-      in_flight.reset();
     }
+    // Commits are cut between transactions only (invariant 1): while one's batches are still
+    // arriving (the reader paused inside it), the interval may pass, but the commit waits.
+    if (in_flight_) continue;
     const bool due = pending_events_ >= options_.commit.max_events ||
                      (pending_events_ > 0 && Clock::now() - last_commit >= options_.commit.interval);
     if (due || (idle && Clock::now() - last_commit >= options_.commit.interval)) {
-      commit(read_position, false);
+      commit(read_position, CommitScope::kChangedTables);
       last_commit = Clock::now();
     }
   }
-  commit(read_position, true);  // the savepoint of a graceful stop
+  commit(read_position, CommitScope::kAllTables);  // the savepoint of a graceful stop
   spdlog::info("stopped at {}", read_position.to_string());
 }
 

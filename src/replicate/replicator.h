@@ -61,6 +61,8 @@ struct ReplicatorOptions {
   // GTID (or binlog file:pos without GTIDs).
   std::vector<std::string> accepted_schema_changes;
   std::uint32_t max_consecutive_conflicts = 10;
+  // [types]: what the tables created get for source types with no exact Iceberg type.
+  tables::TypeMapping types;
 };
 
 struct ReplicatorStats {
@@ -73,6 +75,8 @@ struct ReplicatorStats {
   std::int64_t last_commit_ms = 0;         // duration of the last catalog commit
   std::int64_t last_source_commit_ms = 0;  // source commit time of the last transaction committed
   std::string position;                    // last committed position, for logs
+  // Captured tables binberg cannot map (tables::UnmappableTable), with why: it does not replicate them.
+  std::vector<std::string> stopped_tables;
 };
 
 class Replicator {
@@ -83,6 +87,13 @@ class Replicator {
   // Creates the Iceberg tables that are missing, snapshots the source tables the Iceberg tables
   // have no position for yet, then streams until STOP returns true (checked between transactions
   // and at least every heartbeat), commits what is pending and returns.
+  //
+  // A captured table binberg cannot map (tables::UnmappableTable: a type with no exact Iceberg
+  // type under options.types, a floating-point primary key) stops alone: it gets no Iceberg tables
+  // and is left out, with an error in the log, in stats().stopped_tables and in the gauge
+  // binberg_replicate_stopped_tables; the others replicate. Having no position, it is copied from
+  // an initial snapshot of its own once a later run can map it, so nothing of it is lost. With
+  // every table stopped, run throws ConfigError.
   //
   // A commit that loses its catalog swap to another writer of a table (compaction, snapshot
   // expiry) is not an error: nothing of it was published, so every table is reopened from the
@@ -98,6 +109,8 @@ class Replicator {
   // One run from opening the tables to STOP, or to a CommitConflict.
   void run_session(const std::function<bool()>& stop);
   void open_tables();
+  // Opens the Iceberg tables of CAPTURED (creating them when missing); throws UnmappableTable.
+  std::unique_ptr<Table> open_table(mysql::Connection& connection, const capture::CapturedTable& captured);
   void snapshot(const std::vector<Table*>& tables);
   // EVENTS of TXN, the next of its batches; FIRST on its first batch.
   void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first);
@@ -106,7 +119,11 @@ class Replicator {
                            const capture::SourcePosition& after);
   // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
   const tables::RowMapping& mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema);
-  void commit(const capture::SourcePosition& position, bool all_tables);
+  // Which tables a commit moves: those with changes (and those whose position is due, see
+  // CommitPolicy::idle_position_interval), or every table (a graceful stop's savepoint).
+  enum class CommitScope { kChangedTables, kAllTables };
+  // Commits at POSITION, which must be between transactions (invariant 1: asserted).
+  void commit(const capture::SourcePosition& position, CommitScope scope);
   // SUMMARIES: one per writer. Returns the time the prepare and catalog transaction took.
   std::chrono::milliseconds commit_writers(const std::vector<iceberg::TableWriter*>& writers,
                                            const std::string& commit_id,
@@ -124,6 +141,9 @@ class Replicator {
   std::int64_t pending_source_commit_ms_ = 0;
   // Of the transaction being applied: did it touch a captured table, and apply anything to one.
   bool txn_captured_ = false, txn_applied_ = false;
+  // The transaction whose batches are arriving (null between transactions): no commit may be cut
+  // while it is set, or a snapshot would hold part of it (invariant 1).
+  std::shared_ptr<const SourceTransaction> in_flight_;
 };
 
 }  // namespace binberg::replicate

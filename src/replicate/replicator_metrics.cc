@@ -48,7 +48,12 @@ ReplicatorMetrics::ReplicatorMetrics(metrics::Registry& registry_)
                                        "Unix time of the source commit of the last transaction committed to Iceberg")
                                 .gauge()),
       commit_interval(
-          registry.gauge("binberg_replicate_commit_interval_seconds", "Seconds between the last two commits").gauge()) {
+          registry.gauge("binberg_replicate_commit_interval_seconds", "Seconds between the last two commits").gauge()),
+      stopped_tables(registry
+                         .gauge("binberg_replicate_stopped_tables",
+                                "Captured tables not replicated because binberg cannot map them onto Iceberg tables "
+                                "([types], docs/configuration.md)")
+                         .gauge()) {
   registry.gauge("binberg_build_info", "binberg's version", {"version"}).gauge({kVersion}).set(1);
 }
 

@@ -26,6 +26,7 @@ struct ReplicatorMetrics {
   metrics::Gauge& last_commit_time;       // unix seconds of the last Iceberg commit
   metrics::Gauge& committed_source_time;  // unix seconds of the source commit of the last committed transaction
   metrics::Gauge& commit_interval;        // seconds between the last two commits
+  metrics::Gauge& stopped_tables;         // captured tables binberg cannot map, left out
 };
 
 }  // namespace binberg::replicate

@@ -70,6 +70,7 @@
 #include "sink/progress.h"
 #include "sink/sink_metrics.h"
 #include "tables/snapshot_properties.h"
+#include "tables/table_mapping.h"
 
 namespace binberg::sink {
 
@@ -122,6 +123,9 @@ struct KafkaSinkOptions {
   // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
   // source transaction (GTID, else <file>:<pos>), as `binberg sink --accept-schema-change`.
   std::vector<std::string> accepted_schema_changes;
+  // [types]: what the tables created get for source types with no exact Iceberg type; a table
+  // binberg cannot map stops alone, as at a refused schema change.
+  tables::TypeMapping types;
 };
 
 struct KafkaSinkStats {
@@ -137,7 +141,7 @@ struct KafkaSinkStats {
   std::uint64_t schema_changes = 0;         // DDL statements applied to the tables
   std::uint64_t rollbacks = 0;              // sessions started over (abandoned transactions, failures)
   std::uint64_t fenced = 0;                 // tables another sink claimed after this one (it stopped writing them)
-  std::vector<std::string> stopped_tables;  // topics whose tables stopped at a refused schema change
+  std::vector<std::string> stopped_tables;  // topics whose tables stopped: a refused schema change, unmappable
   bool rebuilt = false;                     // rebuild mode: the target offsets were reached and committed
 };
 

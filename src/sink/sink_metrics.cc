@@ -35,9 +35,10 @@ SinkMetrics::SinkMetrics(metrics::Registry& registry_)
       open_transactions(registry.gauge("binberg_sink_open_transactions", "Source transactions partly read").gauge()),
       queued(registry.gauge("binberg_sink_queued_records", "Records read and decoded, waiting for the sink's thread")
                  .gauge()),
-      stopped_tables(
-          registry.gauge("binberg_sink_stopped_tables", "Tables this sink stopped writing at a refused schema change")
-              .gauge()),
+      stopped_tables(registry
+                         .gauge("binberg_sink_stopped_tables",
+                                "Tables this sink stopped writing: at a refused schema change, or unmappable ([types])")
+                         .gauge()),
       lag(registry.gauge("binberg_sink_lag_records", "Records between a partition's committed offset and its end",
                          {"topic", "partition"})),
       lag_seconds(registry.gauge(

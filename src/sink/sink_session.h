@@ -34,17 +34,6 @@ class AbandonedTransaction : public Error {
   using Error::Error;
 };
 
-// A schema change of TOPIC's table the policy refused: the session rolls back (what the other
-// tables read but did not commit is read again) and the next ones write the other tables only.
-class TableStopped : public Error {
- public:
-  TableStopped(std::string topic, const std::string& message) : Error(message), topic_(std::move(topic)) {}
-  const std::string& topic() const { return topic_; }
-
- private:
-  std::string topic_;
-};
-
 // What a session shares with the sink that runs it, from one session to the next.
 struct SinkContext {
   const KafkaSinkOptions& options;

@@ -26,8 +26,18 @@ void TableOutput::open(const std::shared_ptr<const TableSchema>& schema, std::op
   const std::string ns = options_.iceberg_namespace.empty() ? schema->database : options_.iceberg_namespace;
   std::map<std::string, std::string> properties = {{tables::kSinkTopicProperty, topic_}};
   if (rebuild_ != nullptr) properties[tables::kSinkRebuildOfProperty] = rebuild_->original_changelog.to_string();
-  tables::TablePair pair =
-      tables::open_table_pair(catalog_, ns, schema->table, options_.changelog_suffix, schema, properties);
+  tables::TablePair pair;
+  try {
+    pair = tables::open_table_pair(catalog_, ns, schema->table, options_.changelog_suffix, schema, options_.types,
+                                   properties);
+  } catch (const tables::UnmappableTable& error) {
+    throw TableStopped(
+        topic_,
+        fmt::format("topic {}: the table is not written: {}. binberg sink creates none of its Iceberg tables and goes "
+                    "on with the other tables; once the table can be mapped, a restart applies the topic from its "
+                    "first record, so nothing is lost while Kafka keeps it",
+                    topic_, error.what()));
+  }
   const iceberg::Snapshot* now = pair.changelog->metadata.current_snapshot();
   if ((now ? std::optional(now->snapshot_id) : std::nullopt) != opened_at) {
     throw iceberg::CommitConflict(
@@ -137,7 +147,8 @@ tables::EvolvedTables TableOutput::evolve(const tables::PublishedSchemaChange& c
   if (ddl.kind != mysql::DdlStatement::Kind::kAlterTable) throw tables::SchemaChangeRefused(tables::kNotAnAlterTable);
   const TableSchema now = change.now ? *change.now : TableSchema{schema_->database, schema_->table, {}, {}};
   const bool accepted = acceptance == Acceptance::kByOperator;
-  tables::EvolvedTables evolved = tables::evolve_tables(ddl, *schema_, now, accepted, state_.get(), *changelog_);
+  tables::EvolvedTables evolved =
+      tables::evolve_tables(ddl, *schema_, now, accepted, options_.types, state_.get(), *changelog_);
   if (evolved.changed) {
     schema_ = evolved.source;
     mapping_.reset();

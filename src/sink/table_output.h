@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/change_event.h"
+#include "core/error.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
 #include "kafka/consumer.h"
@@ -23,6 +24,18 @@ namespace binberg::sink {
 
 struct KafkaSinkOptions;
 struct SinkRebuildTopic;
+
+// TOPIC's table stopped: a schema change the policy refused, or a table binberg cannot map onto
+// Iceberg tables. The session rolls back (what the other tables read but did not commit is read
+// again) and the next ones write the other tables only.
+class TableStopped : public Error {
+ public:
+  TableStopped(std::string topic, const std::string& message) : Error(message), topic_(std::move(topic)) {}
+  const std::string& topic() const { return topic_; }
+
+ private:
+  std::string topic_;
+};
 
 // Whether a schema change is applied because the policy allows it or because the operator accepted
 // it (`binberg sink --accept-schema-change`).
@@ -45,7 +58,8 @@ class TableOutput {
 
   // Opens the tables (making what is missing for SCHEMA). They must be where the session read its
   // offsets (OPENED_AT: the changelog's snapshot then, none: no snapshot or no table), or another
-  // writer moved them since and this session would apply its records again: CommitConflict.
+  // writer moved them since and this session would apply its records again: CommitConflict. A
+  // table binberg cannot map onto Iceberg tables ([types]) stops alone: TableStopped.
   void open(const std::shared_ptr<const TableSchema>& schema, std::optional<std::int64_t> opened_at);
   // Opens the existing tables with the source definition they record (ConfigError when none).
   void open_recorded(std::optional<std::int64_t> opened_at);

@@ -148,14 +148,17 @@ std::string decimal_literal(const std::string& text, std::uint32_t scale) {
 // type promotions, new columns get fresh ids.
 class SchemaBuilder {
  public:
-  SchemaBuilder(const iceberg::Schema& current, std::int32_t last_column_id, bool accepted)
-      : current_(current), next_id_(std::max(last_column_id, current.highest_field_id()) + 1), accepted_(accepted) {}
+  SchemaBuilder(const iceberg::Schema& current, std::int32_t last_column_id, bool accepted, const TypeMapping& types)
+      : current_(current),
+        next_id_(std::max(last_column_id, current.highest_field_id()) + 1),
+        accepted_(accepted),
+        types_(types) {}
 
   // The field for COLUMN, which was ORIGINAL_NAME in CURRENT (empty: a new column).
   iceberg::NestedField field(const TableSchema& table, const Column& column, const std::string& name,
                              const std::string& original_name, bool required) {
-    const iceberg::TypePtr type = iceberg_type(table, column);
     const iceberg::NestedField* old = original_name.empty() ? nullptr : current_.find_field(original_name);
+    const iceberg::TypePtr type = iceberg_type(table, column, old ? mapping_held(column, *old->type, types_) : types_);
     if (old == nullptr) return iceberg::NestedField{next_id_++, name, false, type, std::nullopt};
     iceberg::TypePtr kept = type;
     if (!iceberg::is_valid_promotion(*old->type, *type)) {
@@ -173,6 +176,7 @@ class SchemaBuilder {
   const iceberg::Schema& current_;
   std::int32_t next_id_;
   bool accepted_;
+  TypeMapping types_;
 };
 
 [[noreturn]] void refuse(const TableSchema& table, const ColumnChange& change, const std::string& why) {
@@ -345,9 +349,13 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
                        "; if you know it did not (strict SQL mode refuses lossy changes), accept it with "
                        "--accept-schema-change");
           }
-          if (is_key(change.column) &&
-              iceberg_type(before, it->column)->to_string() != iceberg_type(before, next)->to_string()) {
-            refuse(before, change, "changes the type of a primary-key column, which the table is keyed on");
+          if (is_key(change.column)) {
+            // The table is keyed on the type its field holds, whatever [types] says now.
+            const iceberg::NestedField* field = input.changelog->find_field(it->original_name);
+            const TypeMapping held = field ? mapping_held(it->column, *field->type, input.types) : input.types;
+            if (iceberg_type(before, it->column, held)->to_string() != iceberg_type(before, next, held)->to_string()) {
+              refuse(before, change, "changes the type of a primary-key column, which the table is keyed on");
+            }
           }
           it->column = std::move(next);
         }
@@ -386,9 +394,9 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
   for (const std::string& name : key) source->primary_key.push_back(*source->find_column(name));
   plan.source = source;
 
-  changelog_schema(*source);  // throws ConfigError for names that collide with the changelog's own
+  check_changelog_names(*source);
   if (input.state != nullptr) {
-    SchemaBuilder builder(*input.state, input.state_last_column_id, input.accepted);
+    SchemaBuilder builder(*input.state, input.state_last_column_id, input.accepted, input.types);
     std::vector<iceberg::NestedField> fields;
     std::vector<std::int32_t> identifiers;
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -402,7 +410,7 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
     }
     plan.state.emplace(input.state->schema_id(), std::move(fields), std::move(identifiers));
   }
-  SchemaBuilder builder(*input.changelog, input.changelog_last_column_id, input.accepted);
+  SchemaBuilder builder(*input.changelog, input.changelog_last_column_id, input.accepted, input.types);
   std::vector<iceberg::NestedField> fields(input.changelog->fields().begin(),
                                            input.changelog->fields().begin() + kChangelogMetadataColumns);
   for (const bool before_image : {false, true}) {

@@ -40,6 +40,7 @@
 #include "iceberg/schema.h"
 #include "mysql/ddl_statement.h"
 #include "tables/snapshot_properties.h"
+#include "tables/table_mapping.h"
 
 namespace binberg::tables {
 
@@ -74,9 +75,11 @@ struct SchemaChangeInput {
   const iceberg::Schema* changelog = nullptr;
   std::int32_t changelog_last_column_id = 0;
   bool accepted = false;  // the operator accepted this statement (--accept-schema-change)
+  TypeMapping types;      // for added columns; existing ones keep the mapping their fields hold
 };
 
-// Throws SchemaChangeRefused when the policy refuses the statement.
+// Throws SchemaChangeRefused when the policy refuses the statement, UnmappableTable when a column
+// it adds or changes has no exact Iceberg type under input.types or a name the changelog takes.
 SchemaChangePlan plan_schema_change(const SchemaChangeInput& input);
 
 // Why changing column OLD into NEW could alter stored values, or nullopt when every value of OLD

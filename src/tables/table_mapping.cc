@@ -12,39 +12,77 @@
 namespace binberg::tables {
 namespace {
 
-[[noreturn]] void unsupported(const TableSchema& table, const Column& column, const std::string& why) {
-  throw ConfigError(
-      fmt::format("table {} column {} ({}): {}", table.qualified_name(), column.name, to_string(column.type), why));
+// COLUMN's type as its definition spells it, for messages ("DECIMAL(50,10)", "FLOAT").
+std::string type_text(const Column& column) {
+  if (column.type == SourceType::kDecimal) return fmt::format("DECIMAL({},{})", column.precision, column.scale);
+  return to_string(column.type);
 }
 
-// "-123.45" (the source's canonical form: optional '-', digits, and '.' + exactly SCALE digits
-// when SCALE > 0) as an unscaled integer. Anything else is an error, never a silently rescaled value.
+[[noreturn]] void unmappable(const TableSchema& table, const Column& column, const std::string& why) {
+  throw UnmappableTable(
+      fmt::format("table {} column {} ({}): {}", table.qualified_name(), column.name, type_text(column), why));
+}
+
+constexpr const char* kLeaveOut = "or leave the table out with [capture] exclude (docs/configuration.md, [types])";
+
+// A decimal in the source's canonical form: optional '-', digits, and '.' + exactly SCALE digits
+// when SCALE > 0 (core/value.h; leading zeros are tolerated). The views point into the text.
+struct DecimalParts {
+  bool negative = false;
+  std::string_view integer, fraction;
+};
+
+// DIGITS split into its parts; anything else is an error, never a silently rescaled value.
 // COLUMN names the column in messages (formatted only on failure: this runs for every value).
-iceberg::Int128 unscaled_decimal(const std::string& digits, int scale, const std::string& column) {
-  iceberg::Int128 value = 0;
-  std::size_t count = 0;
-  const bool negative = !digits.empty() && digits[0] == '-';
-  const std::size_t dot = digits.find('.');
-  const std::size_t fraction = dot == std::string::npos ? 0 : digits.size() - dot - 1;
-  bool well_formed = digits.size() > (negative ? 1U : 0U) && fraction == static_cast<std::size_t>(scale) &&
-                     dot != static_cast<std::size_t>(negative ? 1 : 0);
-  for (std::size_t i = negative ? 1 : 0; well_formed && i < digits.size(); ++i) {
-    const char c = digits[i];
-    if (i == dot) continue;
-    if (c < '0' || c > '9') {
-      well_formed = false;
-    } else {
-      if (++count > 38) fail("column {}: decimal {} has more than 38 digits", column, digits);
-      value = value * 10 + (c - '0');
-    }
+DecimalParts decimal_parts(const std::string& digits, std::uint32_t scale, const std::string& column) {
+  DecimalParts parts;
+  std::string_view text = digits;
+  parts.negative = text.starts_with('-');
+  if (parts.negative) text.remove_prefix(1);
+  const std::size_t dot = text.find('.');
+  parts.integer = text.substr(0, dot);
+  if (dot != std::string_view::npos) parts.fraction = text.substr(dot + 1);
+  const auto all_digits = [](std::string_view part) {
+    return std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (parts.integer.empty() || !all_digits(parts.integer) || !all_digits(parts.fraction) ||
+      parts.fraction.size() != scale || (dot != std::string_view::npos && scale == 0)) {
+    fail("column {}: '{}' is not a decimal with scale {}", column, digits, scale);
   }
-  if (!well_formed) fail("column {}: '{}' is not a decimal with scale {}", column, digits, scale);
-  return negative ? -value : value;
+  return parts;
+}
+
+// PARTS (of DIGITS) as an unscaled integer.
+iceberg::Int128 unscaled_decimal(const DecimalParts& parts, const std::string& digits, const std::string& column) {
+  if (parts.integer.size() + parts.fraction.size() > 38) {
+    fail("column {}: decimal {} has more than 38 digits", column, digits);
+  }
+  iceberg::Int128 value = 0;
+  for (const std::string_view part : {parts.integer, parts.fraction}) {
+    for (const char c : part) value = value * 10 + (c - '0');
+  }
+  return parts.negative ? -value : value;
+}
+
+// PARTS as the one text of their value, as MariaDB prints it: no leading zeros, no sign on zero.
+// Equal values give equal texts, so the text can key a table.
+std::string decimal_text(const DecimalParts& parts) {
+  const std::string_view integer =
+      parts.integer.substr(std::min(parts.integer.find_first_not_of('0'), parts.integer.size() - 1));
+  const bool zero = integer == "0" && parts.fraction.find_first_not_of('0') == std::string_view::npos;
+  std::string text = parts.negative && !zero ? "-" : "";
+  text += integer;
+  if (!parts.fraction.empty()) text += "." + std::string(parts.fraction);
+  return text;
+}
+
+bool is_primary_key(const TableSchema& table, std::size_t column) {
+  return std::find(table.primary_key.begin(), table.primary_key.end(), column) != table.primary_key.end();
 }
 
 }  // namespace
 
-iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column) {
+iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column, const TypeMapping& types) {
   using iceberg::decimal_type;
   switch (column.type) {
     case SourceType::kTinyInt:
@@ -63,11 +101,15 @@ iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column) {
     case SourceType::kDouble:
       return iceberg::double_type();
     case SourceType::kDecimal:
-      if (column.precision < 1 || column.precision > 38) {
-        unsupported(table, column,
-                    fmt::format("DECIMAL({},{}) exceeds Iceberg's 38 digits", column.precision, column.scale));
+      if (column.precision >= 1 && column.precision <= 38) {
+        return decimal_type(static_cast<int>(column.precision), static_cast<int>(column.scale));
       }
-      return decimal_type(static_cast<int>(column.precision), static_cast<int>(column.scale));
+      if (column.precision < 1) unmappable(table, column, "a DECIMAL without digits");
+      if (types.wide_decimal == WideDecimal::kString) return iceberg::string_type();
+      unmappable(table, column,
+                 fmt::format("Iceberg decimals hold at most 38 digits. Set [types] wide_decimal = \"string\" to keep "
+                             "its values as their exact decimal text in a string column, {}",
+                             kLeaveOut));
     case SourceType::kDate:
       return iceberg::date_type();
     case SourceType::kTime:
@@ -89,18 +131,37 @@ iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column) {
     case SourceType::kGeometry:
       return iceberg::binary_type();
   }
-  unsupported(table, column, "unknown source type");
+  unmappable(table, column, "unknown source type");
 }
 
-iceberg::Schema current_state_schema(const TableSchema& table) {
+TypeMapping mapping_held(const Column& column, const iceberg::Type& field_type, const TypeMapping& types) {
+  TypeMapping held = types;
+  if (column.type == SourceType::kDecimal && field_type.kind() == iceberg::TypeKind::kString) {
+    held.wide_decimal = WideDecimal::kString;
+  }
+  return held;
+}
+
+void check_mappable(const TableSchema& table, const TypeMapping& types) {
+  changelog_schema(table, types);
+  if (!table.primary_key.empty()) current_state_schema(table, types);
+}
+
+iceberg::Schema current_state_schema(const TableSchema& table, const TypeMapping& types) {
   std::vector<iceberg::NestedField> fields;
   std::vector<std::int32_t> identifier_ids;
   for (std::size_t i = 0; i < table.columns.size(); ++i) {
     const Column& column = table.columns[i];
-    const bool is_key = std::find(table.primary_key.begin(), table.primary_key.end(), i) != table.primary_key.end();
+    const bool is_key = is_primary_key(table, i);
+    if (is_key && (column.type == SourceType::kFloat || column.type == SourceType::kDouble)) {
+      unmappable(table, column,
+                 fmt::format("a floating-point primary-key column: Iceberg forbids floating-point identifier fields, "
+                             "which key the current-state table. Give the table a primary key of another type, {}",
+                             kLeaveOut));
+    }
     const auto id = static_cast<std::int32_t>(i + 1);
-    fields.push_back(
-        iceberg::NestedField{id, column.name, is_key || !column.nullable, iceberg_type(table, column), std::nullopt});
+    fields.push_back(iceberg::NestedField{id, column.name, is_key || !column.nullable,
+                                          iceberg_type(table, column, types), std::nullopt});
   }
   for (std::size_t key_column : table.primary_key) identifier_ids.push_back(static_cast<std::int32_t>(key_column + 1));
   return iceberg::Schema(0, std::move(fields), std::move(identifier_ids));
@@ -134,8 +195,11 @@ iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, con
   } else if (const auto* d = std::get_if<double>(&value)) {
     if (kind == TypeKind::kDouble) return *d;
   } else if (const auto* decimal = std::get_if<Decimal>(&value)) {
-    if (kind == TypeKind::kDecimal)
-      return iceberg::Decimal{unscaled_decimal(decimal->digits, type.decimal_scale(), what)};
+    if (kind == TypeKind::kDecimal) {
+      const auto scale = static_cast<std::uint32_t>(type.decimal_scale());
+      return iceberg::Decimal{unscaled_decimal(decimal_parts(decimal->digits, scale, what), decimal->digits, what)};
+    }
+    if (kind == TypeKind::kString) return decimal_text(decimal_parts(decimal->digits, column.scale, what));
   } else if (const auto* text = std::get_if<Text>(&value)) {
     if (kind == TypeKind::kString) return text->utf8;
   } else if (const auto* bytes = std::get_if<Bytes>(&value)) {
@@ -152,9 +216,12 @@ iceberg::Literal to_literal(const Column& column, const iceberg::Type& type, con
   fail("column {}: a {} value cannot be stored as {}", what, to_display_string(value), type.to_string());
 }
 
-iceberg::Schema changelog_schema(const TableSchema& table) {
+namespace {
+
+// The changelog's own columns, before the source's.
+std::vector<iceberg::NestedField> changelog_metadata_fields() {
   using iceberg::NestedField;
-  std::vector<NestedField> fields = {
+  return {
       NestedField{1, "_event_id", true, iceberg::string_type(), std::nullopt},
       NestedField{2, "_op", true, iceberg::string_type(), std::nullopt},
       NestedField{3, "_gtid", false, iceberg::string_type(), std::nullopt},
@@ -163,27 +230,36 @@ iceberg::Schema changelog_schema(const TableSchema& table) {
       NestedField{6, "_row_index", false, iceberg::int_type(), std::nullopt},
       NestedField{7, "_commit_ts", false, iceberg::timestamptz_type(), std::nullopt},
   };
-  const auto columns = static_cast<std::int32_t>(table.columns.size());
-  for (std::int32_t i = 0; i < columns; ++i) {
-    const Column& column = table.columns[static_cast<std::size_t>(i)];
-    if (column.name.starts_with("_")) {
-      for (const auto& field : fields) {
-        if (field.name == column.name) {
-          throw ConfigError(fmt::format("table {} column {}: the name is taken by the changelog's own column",
-                                        table.qualified_name(), column.name));
-        }
-      }
+}
+
+}  // namespace
+
+void check_changelog_names(const TableSchema& table) {
+  const std::vector<iceberg::NestedField> own = changelog_metadata_fields();
+  for (const Column& column : table.columns) {
+    if (std::any_of(own.begin(), own.end(), [&](const auto& field) { return field.name == column.name; })) {
+      unmappable(table, column,
+                 fmt::format("the name is taken by the changelog's own column. Rename the column, {}", kLeaveOut));
     }
-    fields.push_back(NestedField{8 + i, column.name, false, iceberg_type(table, column), std::nullopt});
+    const std::string imaged = column.name.substr(std::min(column.name.size(), kBeforeImagePrefix.size()));
+    if (column.name.starts_with(kBeforeImagePrefix) && table.column_index(imaged)) {
+      unmappable(table, column,
+                 fmt::format("the name is taken by the changelog's before image of {}. Rename the column, {}", imaged,
+                             kLeaveOut));
+    }
   }
-  for (std::int32_t i = 0; i < columns; ++i) {
-    const Column& column = table.columns[static_cast<std::size_t>(i)];
-    const std::string name = std::string(kBeforeImagePrefix) + column.name;
-    if (table.column_index(name)) {
-      throw ConfigError(fmt::format("table {} column {}: the name is taken by the changelog's before image of {}",
-                                    table.qualified_name(), name, column.name));
+}
+
+iceberg::Schema changelog_schema(const TableSchema& table, const TypeMapping& types) {
+  check_changelog_names(table);
+  std::vector<iceberg::NestedField> fields = changelog_metadata_fields();
+  // The after image, then the before image; ids follow the field order.
+  for (const std::string_view prefix : {std::string_view(), kBeforeImagePrefix}) {
+    for (const Column& column : table.columns) {
+      fields.push_back(iceberg::NestedField{static_cast<std::int32_t>(fields.size()) + 1,
+                                            std::string(prefix) + column.name, false,
+                                            iceberg_type(table, column, types), std::nullopt});
     }
-    fields.push_back(NestedField{8 + columns + i, name, false, iceberg_type(table, column), std::nullopt});
   }
   return iceberg::Schema(0, std::move(fields));
 }
@@ -195,13 +271,12 @@ RowMapping::RowMapping(std::shared_ptr<const TableSchema> source, const iceberg:
   // The slot of the field named NAME for COLUMN, checked; nullopt leaves the field unfed.
   const auto slot = [&](const iceberg::NestedField& field, std::size_t c, const char* which) {
     const Column& column = table.columns[c];
-    const iceberg::TypePtr type = iceberg_type(table, column);
+    const iceberg::TypePtr type = iceberg_type(table, column, mapping_held(column, *field.type, TypeMapping{}));
     if (!iceberg::is_valid_promotion(*type, *field.type)) {
       fail("table {} column {}: the {} table's field {} is {}, the source column maps to {}", table.qualified_name(),
            column.name, which, field.name, field.type->to_string(), type->to_string());
     }
-    const bool is_key = std::find(table.primary_key.begin(), table.primary_key.end(), c) != table.primary_key.end();
-    if (field.required && column.nullable && !is_key) {
+    if (field.required && column.nullable && !is_primary_key(table, c)) {
       fail("table {} column {}: nullable at the source, required in the {} table", table.qualified_name(), column.name,
            which);
     }

@@ -23,7 +23,7 @@ std::shared_ptr<const TableSchema> recorded_source_schema(const iceberg::LoadedT
 
 TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, const std::string& table,
                           const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
-                          const std::map<std::string, std::string>& properties) {
+                          const TypeMapping& types, const std::map<std::string, std::string>& properties) {
   if (auto namespaces = catalog.list_namespaces();
       std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
     try {
@@ -34,23 +34,29 @@ TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, cons
   TablePair pair;
   pair.state_id = iceberg::TableIdentifier{ns, table};
   pair.changelog_id = iceberg::TableIdentifier{ns, table + changelog_suffix};
+  const auto load = [&](const iceberg::TableIdentifier& id) -> std::optional<iceberg::LoadedTable> {
+    try {
+      return catalog.load_table(id);
+    } catch (const iceberg::NoSuchTable&) {
+      return std::nullopt;
+    }
+  };
   // Existing tables say what they hold; new ones are made for the source table as it is now.
-  try {
-    pair.changelog = catalog.load_table(pair.changelog_id);
-  } catch (const iceberg::NoSuchTable&) {
-  }
+  pair.changelog = load(pair.changelog_id);
   pair.schema = now;
   if (pair.changelog) {
     // Without the property, the tables were written before binberg recorded it: they must match the source as it is.
     if (auto recorded = recorded_source_schema(*pair.changelog)) pair.schema = std::move(recorded);
   }
+  const bool keyed = !pair.schema->primary_key.empty();
+  if (keyed) pair.state = load(pair.state_id);
+  // Every schema to create is made before any table is: a table binberg cannot map gets none.
+  std::optional<iceberg::Schema> new_changelog, new_state;
+  if (!pair.changelog) new_changelog = changelog_schema(*pair.schema, types);
+  if (keyed && !pair.state) new_state = current_state_schema(*pair.schema, types);
   std::map<std::string, std::string> created = properties;
   created[kSourceSchemaProperty] = table_schema_to_json(*pair.schema).dump();
-  const auto load_or_create = [&](const iceberg::TableIdentifier& id, const iceberg::Schema& schema) {
-    try {
-      return catalog.load_table(id);
-    } catch (const iceberg::NoSuchTable&) {
-    }
+  const auto create = [&](const iceberg::TableIdentifier& id, const iceberg::Schema& schema) {
     spdlog::info("creating Iceberg table {} for {}", id.to_string(), now->qualified_name());
     try {
       return catalog.create_table(id, schema, iceberg::PartitionSpec::unpartitioned(), iceberg::SortOrder::unsorted(),
@@ -59,10 +65,8 @@ TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, cons
       return catalog.load_table(id);
     }
   };
-  if (!pair.changelog) pair.changelog = load_or_create(pair.changelog_id, changelog_schema(*pair.schema));
-  if (!pair.schema->primary_key.empty()) {
-    pair.state = load_or_create(pair.state_id, current_state_schema(*pair.schema));
-  }
+  if (new_changelog) pair.changelog = create(pair.changelog_id, *new_changelog);
+  if (new_state) pair.state = create(pair.state_id, *new_state);
   return pair;
 }
 
@@ -90,7 +94,8 @@ void apply_change(const RowMapping& mapping, const ChangeEvent& event, iceberg::
 }
 
 EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
-                            bool accepted, iceberg::TableWriter* state, iceberg::TableWriter& changelog) {
+                            bool accepted, const TypeMapping& types, iceberg::TableWriter* state,
+                            iceberg::TableWriter& changelog) {
   SchemaChangeInput input;
   input.statement = &statement;
   input.before = &before;
@@ -102,10 +107,11 @@ EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSch
   input.changelog = &changelog.table().metadata.current_schema();
   input.changelog_last_column_id = changelog.table().metadata.last_column_id;
   input.accepted = accepted;
+  input.types = types;
   SchemaChangePlan plan;
   try {
     plan = plan_schema_change(input);
-  } catch (const ConfigError& error) {  // column names the changelog's own columns take
+  } catch (const ConfigError& error) {  // UnmappableTable: a column name or type the tables cannot hold
     throw SchemaChangeRefused(error.what());
   }
   EvolvedTables evolved{plan.source, plan.changes_tables, 0};

@@ -32,11 +32,12 @@ struct TablePair {
 std::shared_ptr<const TableSchema> recorded_source_schema(const iceberg::LoadedTable& table);
 
 // Loads the tables of source table TABLE in namespace NS (created when missing), creating the
-// tables that are missing for NOW, the source table as it is. PROPERTIES go to created tables
-// besides the source definition.
+// tables that are missing for NOW, the source table as it is, with the types TYPES gives.
+// PROPERTIES go to created tables besides the source definition. Throws UnmappableTable (and
+// creates nothing) when a table to create cannot be made.
 TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, const std::string& table,
                           const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
-                          const std::map<std::string, std::string>& properties = {});
+                          const TypeMapping& types, const std::map<std::string, std::string>& properties = {});
 
 // What a schema change did to a pair of tables.
 struct EvolvedTables {
@@ -49,10 +50,12 @@ struct EvolvedTables {
 // the policy of schema_change.h; NOW is the source table as the server describes it now (where
 // added and modified columns' definitions are read from). The writers must hold no pending
 // changes: the evolved schemas, the recorded source definition and the rows given added columns'
-// values all become visible with their next commit, together. Throws SchemaChangeRefused (also
-// for column names the changelog's own columns take).
+// values all become visible with their next commit, together. Columns it adds get the types
+// TYPES gives. Throws SchemaChangeRefused (also for column names the changelog's own columns take
+// and for added or changed columns without an exact type).
 EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
-                            bool accepted, iceberg::TableWriter* state, iceberg::TableWriter& changelog);
+                            bool accepted, const TypeMapping& types, iceberg::TableWriter* state,
+                            iceberg::TableWriter& changelog);
 
 // Applies one change event: the current state (upsert, delete, or both for an update of the
 // primary key) when there is a STATE writer, and a changelog row.

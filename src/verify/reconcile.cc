@@ -3,33 +3,53 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
-#include <set>
 #include <thread>
-#include <unordered_map>
 
+#include "core/assert.h"
 #include "core/error.h"
 #include "iceberg/canonical_row.h"
 #include "iceberg/table_scan.h"
-#include "mysql/charset.h"
 #include "mysql/ddl_statement.h"
 #include "mysql/snapshot_reader.h"
-#include "mysql/transaction_reader.h"
-#include "tables/snapshot_properties.h"
 #include "tables/table_mapping.h"
-#include "tables/table_pair.h"
 
 namespace binberg::verify {
 namespace {
 
 using Cells = std::vector<std::optional<std::string>>;
 
+// A row by its key: the key as text for people, and every column's canonical text.
+struct KeyedRow {
+  std::string key_text;
+  Cells cells;
+};
+
 struct SideRows {
-  std::map<std::string, Cells> by_key;
+  // By the key's unambiguous encoding: texts joined with separators could make two keys one
+  // ("a=1, b=2" + "3" and "1" + "2, b=3"). Keyless: by the whole row and its occurrence.
+  std::map<std::string, KeyedRow> by_key;
+  std::map<std::string, std::uint64_t> occurrences;  // keyless: identical rows so far
   iceberg::RowDigest digest;
   std::uint64_t rows = 0;
   std::uint64_t duplicate_keys = 0;
 };
+
+// The unambiguous encoding of CELLS.
+std::string encode(const std::vector<const std::optional<std::string>*>& cells) {
+  std::string encoded;
+  for (const auto* cell : cells) encoded += *cell ? fmt::format("{}:{};", (*cell)->size(), **cell) : std::string("-;");
+  return encoded;
+}
+
+Cells cells_of(const iceberg::Schema& schema, const iceberg::Row& row) {
+  Cells cells;
+  for (std::size_t c = 0; c < row.size(); ++c)
+    cells.push_back(iceberg::canonical_text(*schema.fields()[c].type, row[c]));
+  return cells;
+}
 
 class RowCollector {
  public:
@@ -42,17 +62,28 @@ class RowCollector {
   }
 
   void add(const iceberg::Row& row, SideRows& side) const {
-    Cells cells;
-    for (std::size_t c = 0; c < row.size(); ++c)
-      cells.push_back(iceberg::canonical_text(*schema_.fields()[c].type, row[c]));
+    Cells cells = cells_of(schema_, row);
     side.digest.add(iceberg::canonical_row_encoding(schema_, row));
     ++side.rows;
-    std::string key;
+    std::vector<const std::optional<std::string>*> key_cells;
+    std::string key_text;
     for (std::size_t c : key_columns_) {
-      if (!key.empty()) key += ", ";
-      key += schema_.fields()[c].name + "=" + cells[c].value_or("NULL");
+      key_cells.push_back(&cells[c]);
+      key_text += (key_text.empty() ? "" : ", ") + schema_.fields()[c].name + "=" + cells[c].value_or("NULL");
     }
-    if (!side.by_key.emplace(std::move(key), std::move(cells)).second) ++side.duplicate_keys;
+    std::string key;
+    if (key_columns_.empty()) {  // keyless: the n-th of identical rows
+      for (const auto& cell : cells) key_cells.push_back(&cell);
+      key = encode(key_cells);
+      const std::uint64_t occurrence = side.occurrences[key]++;
+      key += std::to_string(occurrence);
+      key_text = fmt::format("occurrence {} of the row", occurrence + 1);
+    } else {
+      key = encode(key_cells);
+    }
+    if (!side.by_key.emplace(std::move(key), KeyedRow{std::move(key_text), std::move(cells)}).second) {
+      ++side.duplicate_keys;
+    }
   }
 
  private:
@@ -69,44 +100,6 @@ std::string row_text(const iceberg::Schema& schema, const Cells& cells) {
   return text;
 }
 
-std::optional<capture::SourcePosition> position_of(const iceberg::Snapshot& snapshot) {
-  return capture::SourcePosition::from_summary(snapshot.summary);
-}
-
-// Whether `binberg sink` writes TABLE: its snapshots claim a source position only when the sink had
-// read the table's topic to its end (kafka_sink.h), so the others record none.
-bool written_by_sink(const iceberg::LoadedTable& table) {
-  return table.metadata.properties.contains(tables::kSinkTopicProperty);
-}
-
-// The latest snapshot of TABLE at or before P (following the parents of the current one).
-const iceberg::Snapshot* snapshot_at_or_before(const iceberg::LoadedTable& table, const capture::SourcePosition& p) {
-  for (const iceberg::Snapshot* snapshot = table.metadata.current_snapshot(); snapshot != nullptr;
-       snapshot = snapshot->parent_snapshot_id ? table.metadata.find_snapshot(*snapshot->parent_snapshot_id)
-                                               : nullptr) {
-    const auto position = position_of(*snapshot);
-    if (!position && written_by_sink(table)) {
-      // The sink is between two points it can claim: wait for the next rather than compare its last.
-      if (snapshot == table.metadata.current_snapshot()) return nullptr;
-      continue;
-    }
-    if (!position)
-      fail("table {}: snapshot {} records no source position", table.id.to_string(), snapshot->snapshot_id);
-    if (capture::compare_binlog(position->binlog, p.binlog) <= 0) return snapshot;
-  }
-  return nullptr;
-}
-
-mysql::StreamOptions stream_from(const ReconcileOptions& options, const mysql::BinlogPosition& from) {
-  mysql::StreamOptions stream;
-  stream.connection = options.source;
-  stream.server_id = options.server_id;
-  stream.start_position = from;
-  stream.blocking = false;
-  return stream;
-}
-
-// Reads whole transactions from FROM while they end at or before UNTIL; VISIT returns false to stop.
 // True when the DDL statement CHANGE alters or replaces TABLE.
 bool changes_table(const SchemaChange& change, const capture::CapturedTable& table) {
   const mysql::DdlStatement ddl = mysql::parse_ddl(change.statement, change.database);
@@ -114,134 +107,191 @@ bool changes_table(const SchemaChange& change, const capture::CapturedTable& tab
                      [&](const mysql::DdlTable& t) { return t.database == table.database && t.table == table.table; });
 }
 
-void read_binlog(const ReconcileOptions& options, const mysql::CharsetNames& charsets,
-                 const mysql::BinlogPosition& from, const mysql::BinlogPosition& until,
-                 const std::function<bool(const SourceTransaction&)>& visit) {
-  if (capture::compare_binlog(from, until) >= 0) return;
-  mysql::TransactionReader reader(stream_from(options, from), charsets);
-  while (auto txn = reader.next()) {
-    if (capture::compare_binlog(mysql::BinlogPosition{txn->file, txn->end_pos}, until) > 0) return;
-    if (!visit(*txn)) return;
+// The snapshot of the state table that shows the state the source shows at SOURCE_POSITION: the
+// latest at or before it, provided no transaction between them touches the table (neither rows
+// nor its definition). Null while the table is behind.
+const iceberg::Snapshot* consistent_snapshot(const ReconcileOptions& options, const BinlogAccess& access,
+                                             const iceberg::LoadedTable& table,
+                                             const capture::SourcePosition& source_position) {
+  const iceberg::Snapshot* snapshot = snapshot_at_or_before(table, source_position);
+  if (snapshot == nullptr) return nullptr;
+  bool consistent = true;
+  read_binlog(access, position_of(*snapshot)->binlog, source_position.binlog, [&](const SourceTransaction& txn) {
+    const std::string name = options.table.qualified_name();
+    consistent = std::find(txn.tables.begin(), txn.tables.end(), name) == txn.tables.end() &&
+                 !(txn.schema_change && changes_table(*txn.schema_change, options.table));
+    return consistent;
+  });
+  return consistent ? snapshot : nullptr;
+}
+
+// Counts, digests and the diff by key of both sides into REPORT.
+void diff_rows(const iceberg::Schema& schema, SideRows& source_rows, SideRows& table_rows, std::size_t max_examples,
+               ReconcileReport& report) {
+  report.source_rows = source_rows.rows;
+  report.table_rows = table_rows.rows;
+  report.duplicate_keys = table_rows.duplicate_keys + source_rows.duplicate_keys;
+  report.source_digest = source_rows.digest.finish();
+  report.table_digest = table_rows.digest.finish();
+  const auto example = [&](RowDifference difference) {
+    if (report.examples.size() < max_examples) report.examples.push_back(std::move(difference));
+  };
+  auto s = source_rows.by_key.begin();
+  auto t = table_rows.by_key.begin();
+  while (s != source_rows.by_key.end() || t != table_rows.by_key.end()) {
+    if (t == table_rows.by_key.end() || (s != source_rows.by_key.end() && s->first < t->first)) {
+      ++report.missing;
+      example({"missing", s->second.key_text, {}, row_text(schema, s->second.cells), ""});
+      ++s;
+    } else if (s == source_rows.by_key.end() || t->first < s->first) {
+      ++report.extra;
+      example({"extra", t->second.key_text, {}, "", row_text(schema, t->second.cells)});
+      ++t;
+    } else {
+      if (s->second.cells != t->second.cells) {
+        RowDifference difference{
+            "different", s->second.key_text, {}, row_text(schema, s->second.cells), row_text(schema, t->second.cells)};
+        for (std::size_t c = 0; c < s->second.cells.size(); ++c) {
+          if (s->second.cells[c] != t->second.cells[c]) difference.columns.push_back(schema.fields()[c].name);
+        }
+        ++report.different;
+        example(std::move(difference));
+      }
+      ++s;
+      ++t;
+    }
   }
 }
 
-// The event-id audit of TABLE's changelog at STATE_POSITION: every row event of the table in the
-// binlog from its initial copy up to there, plus the copy's rows, exactly once. Nullopt (with a
-// warning: rows are still compared) for a sink table that does not say where its copy began or
-// how big it was (no copy, or written before binberg recorded its size).
-std::optional<EventAudit> audit_changelog(const ReconcileOptions& options, iceberg::Catalog& catalog,
-                                          const mysql::CharsetNames& charsets,
-                                          const capture::SourcePosition& state_position) {
-  EventAudit audit;
-  const iceberg::LoadedTable changelog = catalog.load_table(*options.changelog_table);
-  const bool sink = written_by_sink(changelog);
-  const iceberg::Snapshot* snapshot = snapshot_at_or_before(changelog, state_position);
-  if (snapshot == nullptr || capture::compare_binlog(position_of(*snapshot)->binlog, state_position.binlog) != 0) {
-    fail("changelog {} has no snapshot at {}: it was not committed with its table",
-         options.changelog_table->to_string(), state_position.to_string());
+// The source's rows in SCHEMA (columns by name; promoted types as the table has them).
+SideRows source_side(mysql::TableSnapshot& source, const iceberg::Schema& schema, const ReconcileReport& report) {
+  std::optional<tables::RowMapping> mapping;
+  try {
+    mapping.emplace(source.schema(), &schema, nullptr);
+  } catch (const Error& error) {
+    fail("reconcile {}: table {} does not have the columns of the source table: {}", report.source_table,
+         report.iceberg_table, error.what());
   }
-  // The commit that holds the initial copy records its size: path A's first snapshot, or the
-  // sink's commit of the copy's source transaction (its earlier snapshots may hold other tables').
-  std::optional<std::uint64_t> snapshot_rows;
-  const iceberg::Snapshot* first = snapshot;
-  for (;;) {
-    if (auto it = first->summary.find(tables::kSnapshotRowsProperty); it != first->summary.end()) {
-      snapshot_rows = std::stoull(it->second);
-    }
-    if (!first->parent_snapshot_id) break;
-    const iceberg::Snapshot* parent = changelog.metadata.find_snapshot(*first->parent_snapshot_id);
-    if (parent == nullptr) {
-      fail(
-          "changelog {}: its history was expired (snapshot {} is gone); the event audit needs every snapshot back to "
-          "the initial copy — run reconcile with --no-audit, or expire only the current-state tables",
-          options.changelog_table->to_string(), *first->parent_snapshot_id);
-    }
-    first = parent;
+  const RowCollector collector(schema);
+  SideRows rows;
+  for (auto chunk = source.next_chunk(); !chunk.empty(); chunk = source.next_chunk()) {
+    for (const ChangeEvent& event : chunk) collector.add(mapping->state_row(*event.after), rows);
   }
+  return rows;
+}
 
-  // _event_id, _op and, for the initial copy's rows, the binlog position of the copy.
+// A keyed table: its current-state rows at SNAPSHOT, in the table's schema as of it.
+void compare_state_rows(const ReconcileOptions& options, mysql::TableSnapshot& source,
+                        const iceberg::LoadedTable& table, const iceberg::Snapshot& snapshot, ReconcileReport& report) {
+  const iceberg::Schema* schema =
+      table.metadata.find_schema(snapshot.schema_id.value_or(table.metadata.current_schema_id));
+  if (schema == nullptr) fail("reconcile {}: snapshot {} has no schema", report.iceberg_table, snapshot.snapshot_id);
+  SideRows source_rows = source_side(source, *schema, report);
+  const RowCollector collector(*schema);
+  SideRows table_rows;
+  iceberg::scan_rows(
+      iceberg::plan_scan(table.metadata, snapshot.snapshot_id), *schema,
+      [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) { collector.add(row, table_rows); });
+  diff_rows(*schema, source_rows, table_rows, options.max_examples, report);
+}
+
+// A keyless table: the rows its changelog's events leave at SNAPSHOT (after images in, before
+// images out), against the source's, both as multisets. Skipped when the changelog changed its
+// schema since the copy: the images of older events lack what was added since.
+void compare_replayed_rows(const ReconcileOptions& options, mysql::TableSnapshot& source,
+                           const iceberg::LoadedTable& changelog, const iceberg::Snapshot& snapshot,
+                           ReconcileReport& report) {
+  if (changelog.metadata.schemas.size() > 1) {
+    report.skipped.push_back(SkippedCheck{
+        "rows",
+        "the table has no primary key, and its changelog changed its schema since the initial copy: the row "
+        "images of older events lack what was added since, so they do not add up to the current rows"});
+    return;
+  }
   const iceberg::Schema& schema = changelog.metadata.current_schema();
-  const iceberg::Schema projection(0, {schema.fields()[0], schema.fields()[1], schema.fields()[3], schema.fields()[4]});
-  std::unordered_map<std::string, std::uint32_t> seen;
-  std::uint64_t snapshot_ops = 0;
-  std::set<std::pair<std::string, std::uint64_t>> copied_at;  // binlog file and offset
-  iceberg::scan_rows(iceberg::plan_scan(changelog.metadata, snapshot->snapshot_id), projection,
+  // The types the changelog was made with (a wide DECIMAL as text or not), whatever [types] says now.
+  tables::TypeMapping held;
+  for (const Column& column : source.schema()->columns) {
+    if (const iceberg::NestedField* field = schema.find_field(column.name)) {
+      held = tables::mapping_held(column, *field->type, held);
+    }
+  }
+  const iceberg::Schema rows_schema = tables::current_state_schema(*source.schema(), held);
+  std::vector<std::size_t> after, before;
+  for (const iceberg::NestedField& field : rows_schema.fields()) {
+    for (const auto& [name, indexes] :
+         {std::pair{field.name, &after}, std::pair{std::string(tables::kBeforeImagePrefix) + field.name, &before}}) {
+      const auto at = std::find_if(schema.fields().begin(), schema.fields().end(),
+                                   [&](const iceberg::NestedField& f) { return f.name == name; });
+      if (at == schema.fields().end()) fail("changelog {} has no column {}", changelog.id.to_string(), name);
+      indexes->push_back(static_cast<std::size_t>(at - schema.fields().begin()));
+    }
+  }
+  std::map<std::string, std::pair<iceberg::Row, std::int64_t>> net;  // by canonical encoding
+  const auto count = [&](const iceberg::Row& row, const std::vector<std::size_t>& image, std::int64_t times) {
+    iceberg::Row values;
+    for (std::size_t index : image) values.push_back(row[index]);
+    auto& entry = net[iceberg::canonical_row_encoding(rows_schema, values)];
+    entry.first = std::move(values);
+    entry.second += times;
+  };
+  iceberg::scan_rows(iceberg::plan_scan(changelog.metadata, snapshot.snapshot_id), schema,
                      [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) {
-                       ++audit.changelog_rows;
-                       if (std::get<std::string>(row[1]) == "r") {
-                         ++snapshot_ops;
-                         const auto* file = std::get_if<std::string>(&row[2]);
-                         const auto* offset = std::get_if<std::int64_t>(&row[3]);
-                         if (sink && file != nullptr && offset != nullptr && copied_at.size() < 2) {
-                           copied_at.emplace(*file, static_cast<std::uint64_t>(*offset));
-                         }
-                       }
-                       if (++seen[std::get<std::string>(row[0])] == 2) {
-                         ++audit.duplicates;
-                         if (audit.examples.size() < options.max_examples) {
-                           audit.examples.push_back("duplicate " + std::get<std::string>(row[0]));
-                         }
-                       } else if (seen[std::get<std::string>(row[0])] > 2) {
-                         ++audit.duplicates;
-                       }
+                       const std::string& op = std::get<std::string>(row[1]);
+                       if (op == "u" || op == "d") count(row, before, -1);
+                       if (op != "d") count(row, after, 1);
                      });
-  // Path A's first snapshot is at the copy's position. A sink's snapshots claim positions only
-  // once caught up: the copy's rows carry it.
-  mysql::BinlogPosition initial;
-  if (!sink) {
-    initial = position_of(*first)->binlog;
-    snapshot_rows = snapshot_rows.value_or(0);
-  } else {
-    const char* problem = copied_at.empty()      ? "it holds no rows of an initial copy (the source took none)"
-                          : copied_at.size() > 1 ? "its initial-copy rows come from two copies"
-                          : !snapshot_rows       ? "no commit records the size of its initial copy"
-                                                 : nullptr;
-    if (problem != nullptr) {
-      spdlog::warn("reconcile {}: no event-id audit: {}; rows compared only", options.changelog_table->to_string(),
-                   problem);
-      return std::nullopt;
+  SideRows source_rows = source_side(source, rows_schema, report);
+  const RowCollector collector(rows_schema);
+  SideRows table_rows;
+  for (const auto& [encoding, entry] : net) {
+    for (std::int64_t i = 0; i < entry.second; ++i) collector.add(entry.first, table_rows);
+    if (entry.second >= 0) continue;
+    // The changelog takes a row out more often than it put it in.
+    report.extra += static_cast<std::uint64_t>(-entry.second);
+    if (report.examples.size() < options.max_examples) {
+      report.examples.push_back({"extra",
+                                 "removed more often than added",
+                                 {},
+                                 "",
+                                 row_text(rows_schema, cells_of(rows_schema, entry.first))});
     }
-    initial = mysql::BinlogPosition{copied_at.begin()->first, copied_at.begin()->second};
   }
-  audit.source_events = *snapshot_rows;
-  if (snapshot_ops != *snapshot_rows) {
-    audit.missing += *snapshot_rows > snapshot_ops ? *snapshot_rows - snapshot_ops : 0;
-    audit.unknown += snapshot_ops > *snapshot_rows ? snapshot_ops - *snapshot_rows : 0;
-    audit.examples.push_back(
-        fmt::format("{} snapshot rows recorded, {} in the changelog", *snapshot_rows, snapshot_ops));
-  }
-  std::unordered_map<std::string, bool> expected;  // binlog event ids of the table -> seen in the changelog
-  read_binlog(options, charsets, initial, state_position.binlog, [&](const SourceTransaction& txn) {
-    for (const ChangeEvent& event : txn.events) {
-      if (event.source.database != options.table.database || event.source.table != options.table.table) continue;
-      ++audit.source_events;
-      const bool present = seen.contains(event.event_id);
-      expected.emplace(event.event_id, present);
-      if (!present) {
-        ++audit.missing;
-        if (audit.examples.size() < options.max_examples) audit.examples.push_back("missing " + event.event_id);
-      }
-    }
-    return true;
-  });
-  for (const auto& [id, count] : seen) {
-    if (id.starts_with("snapshot:") || expected.contains(id)) continue;
-    ++audit.unknown;
-    if (audit.examples.size() < options.max_examples) audit.examples.push_back("unknown " + id);
-  }
-  return audit;
+  diff_rows(rows_schema, source_rows, table_rows, options.max_examples, report);
 }
 
 }  // namespace
 
-bool ReconcileReport::ok() const {
-  return source_rows == table_rows && duplicate_keys == 0 && missing == 0 && extra == 0 && different == 0 &&
-         source_digest == table_digest && (!audit || audit->ok());
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kEqual:
+      return "equal";
+    case Verdict::kDifferent:
+      return "different";
+    case Verdict::kIncomplete:
+      return "incomplete";
+  }
+  BINBERG_UNREACHABLE("verdict {}", static_cast<int>(verdict));
+}
+
+Verdict combine(Verdict a, Verdict b) {
+  if (a == Verdict::kDifferent || b == Verdict::kDifferent) return Verdict::kDifferent;
+  if (a == Verdict::kIncomplete || b == Verdict::kIncomplete) return Verdict::kIncomplete;
+  return Verdict::kEqual;
+}
+
+Verdict ReconcileReport::verdict() const {
+  const bool rows_equal = source_rows == table_rows && duplicate_keys == 0 && missing == 0 && extra == 0 &&
+                          different == 0 && source_digest == table_digest;
+  if (!rows_equal || (audit && !audit->ok())) return Verdict::kDifferent;
+  const bool unaccepted_skip =
+      std::any_of(skipped.begin(), skipped.end(), [](const SkippedCheck& check) { return !check.accepted; });
+  return unaccepted_skip ? Verdict::kIncomplete : Verdict::kEqual;
 }
 
 nlohmann::json ReconcileReport::to_json() const {
   nlohmann::json json;
-  json["verdict"] = ok() ? "equal" : "different";
+  json["verdict"] = to_string(verdict());
   json["source"] = {{"table", source_table},
                     {"position", source_position.to_string()},
                     {"rows", source_rows},
@@ -259,6 +309,11 @@ nlohmann::json ReconcileReport::to_json() const {
                      {"iceberg", example.table_row}});
   }
   json["diff"]["examples"] = shown;
+  nlohmann::json skips = nlohmann::json::array();
+  for (const SkippedCheck& check : skipped) {
+    skips.push_back({{"check", check.check}, {"reason", check.reason}, {"accepted", check.accepted}});
+  }
+  json["skipped"] = skips;
   if (audit) {
     json["audit"] = {{"source_events", audit->source_events},
                      {"changelog_rows", audit->changelog_rows},
@@ -267,13 +322,18 @@ nlohmann::json ReconcileReport::to_json() const {
                      {"unknown", audit->unknown},
                      {"examples", audit->examples},
                      {"verdict", audit->ok() ? "clean" : "problems"}};
+  } else {
+    json["audit"] = {{"verdict", "skipped"}};
   }
   json["attempts"] = attempts;
   return json;
 }
 
 std::string ReconcileReport::to_text() const {
-  std::string text = fmt::format("{} vs {}: {}\n", source_table, iceberg_table, ok() ? "EQUAL" : "DIFFERENT");
+  std::string verdict_text = to_string(verdict());
+  std::transform(verdict_text.begin(), verdict_text.end(), verdict_text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::string text = fmt::format("{} vs {}: {}\n", source_table, iceberg_table, verdict_text);
   text += fmt::format("  source   {} rows at {}\n           sha256 {}\n", source_rows, source_position.to_string(),
                       source_digest);
   text += fmt::format("  iceberg  {} rows in snapshot {} at {}\n           sha256 {}\n", table_rows, snapshot_id,
@@ -290,109 +350,62 @@ std::string ReconcileReport::to_text() const {
                         audit->source_events, audit->changelog_rows, audit->missing, audit->duplicates, audit->unknown);
     for (const auto& example : audit->examples) text += "    " + example + "\n";
   }
+  for (const SkippedCheck& check : skipped) {
+    text += fmt::format("  skipped  {}: {}{}\n", check.check, check.reason,
+                        check.accepted ? "" : "; not a pass (--no-audit accepts it)");
+  }
   return text;
 }
 
 ReconcileReport reconcile(const ReconcileOptions& options, iceberg::Catalog& catalog) {
   mysql::Connection connection = mysql::Connection::open(options.source);
-  const mysql::CharsetNames charsets = mysql::CharsetNames::load(connection);
+  const BinlogAccess access{options.source, options.server_id, mysql::CharsetNames::load(connection)};
   const auto deadline = std::chrono::steady_clock::now() + options.wait;
   for (int attempt = 1;; ++attempt) {
     ReconcileReport report;
     report.attempts = attempt;
     report.source_table = options.table.qualified_name();
-    report.iceberg_table = options.state_table.to_string();
 
-    // The source, in one consistent snapshot at P.
-    auto source = mysql::TableSnapshot::open(options.source, options.table.database, options.table.table);
+    // The source, in one consistent snapshot at P, read by one streamed SELECT: nothing of the
+    // keyset paging the initial copy used.
+    auto source = mysql::TableSnapshot::open(options.source, options.table.database, options.table.table,
+                                             options.chunk_rows, mysql::ReadMethod::kStreamed);
     report.source_position = capture::SourcePosition{source.position().binlog, source.position().gtid};
-
-    // The table, at the latest snapshot not after P, provided nothing between them touches it
-    // (neither rows nor the table's definition).
-    const iceberg::LoadedTable table = catalog.load_table(options.state_table);
-    const iceberg::Snapshot* snapshot = snapshot_at_or_before(table, report.source_position);
-    bool consistent = snapshot != nullptr;
-    if (consistent) {
-      report.table_position = *position_of(*snapshot);
-      read_binlog(options, charsets, report.table_position.binlog, report.source_position.binlog,
-                  [&](const SourceTransaction& txn) {
-                    const std::string name = options.table.qualified_name();
-                    consistent = std::find(txn.tables.begin(), txn.tables.end(), name) == txn.tables.end() &&
-                                 !(txn.schema_change && changes_table(*txn.schema_change, options.table));
-                    return consistent;
-                  });
-    }
-    if (!consistent) {
+    const bool keyless = source.schema()->primary_key.empty();
+    const iceberg::TableIdentifier& compared = keyless ? options.changelog_table : options.state_table;
+    report.iceberg_table = compared.to_string();
+    const iceberg::LoadedTable table = catalog.load_table(compared);
+    const iceberg::Snapshot* snapshot = consistent_snapshot(options, access, table, report.source_position);
+    if (snapshot == nullptr) {
       if (std::chrono::steady_clock::now() >= deadline) {
+        const iceberg::Snapshot* behind = snapshot_at_or_before(table, report.source_position);
         fail("reconcile {}: table {} did not reach source position {} within {} s (it is at {})", report.source_table,
              report.iceberg_table, report.source_position.to_string(),
              std::chrono::duration_cast<std::chrono::seconds>(options.wait).count(),
-             snapshot ? report.table_position.to_string() : "no snapshot");
+             behind ? position_of(*behind)->to_string() : "no snapshot");
       }
       spdlog::info("reconcile {}: the table is behind the source ({}); waiting", report.source_table,
                    report.source_position.to_string());
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
     }
-    // Both sides in the table's schema as of S (columns by name; promoted types as the table has them).
-    const iceberg::Schema* snapshot_schema =
-        table.metadata.find_schema(snapshot->schema_id.value_or(table.metadata.current_schema_id));
-    if (snapshot_schema == nullptr)
-      fail("reconcile {}: snapshot {} has no schema", report.iceberg_table, snapshot->snapshot_id);
-    const iceberg::Schema& schema = *snapshot_schema;
-    std::optional<tables::RowMapping> mapping;
-    try {
-      mapping.emplace(source.schema(), &schema, nullptr);
-    } catch (const Error& error) {
-      fail("reconcile {}: table {} does not have the columns of the source table: {}", report.source_table,
-           report.iceberg_table, error.what());
-    }
-    const RowCollector collector(schema);
-    SideRows source_rows;
-    for (auto chunk = source.next_chunk(); !chunk.empty(); chunk = source.next_chunk()) {
-      for (const ChangeEvent& event : chunk) collector.add(mapping->state_row(*event.after), source_rows);
-    }
+    report.table_position = *position_of(*snapshot);
     report.snapshot_id = snapshot->snapshot_id;
-    SideRows table_rows;
-    iceberg::scan_rows(
-        iceberg::plan_scan(table.metadata, snapshot->snapshot_id), schema,
-        [&](const iceberg::Row& row, const iceberg::LiveFile&, std::int64_t) { collector.add(row, table_rows); });
-
-    report.source_rows = source_rows.rows;
-    report.table_rows = table_rows.rows;
-    report.duplicate_keys = table_rows.duplicate_keys + source_rows.duplicate_keys;
-    report.source_digest = source_rows.digest.finish();
-    report.table_digest = table_rows.digest.finish();
-    const auto example = [&](RowDifference difference) {
-      if (report.examples.size() < options.max_examples) report.examples.push_back(std::move(difference));
-    };
-    auto s = source_rows.by_key.begin();
-    auto t = table_rows.by_key.begin();
-    while (s != source_rows.by_key.end() || t != table_rows.by_key.end()) {
-      if (t == table_rows.by_key.end() || (s != source_rows.by_key.end() && s->first < t->first)) {
-        ++report.missing;
-        example({"missing", s->first, {}, row_text(schema, s->second), ""});
-        ++s;
-      } else if (s == source_rows.by_key.end() || t->first < s->first) {
-        ++report.extra;
-        example({"extra", t->first, {}, "", row_text(schema, t->second)});
-        ++t;
-      } else {
-        if (s->second != t->second) {
-          RowDifference difference{"different", s->first, {}, row_text(schema, s->second), row_text(schema, t->second)};
-          for (std::size_t c = 0; c < s->second.size(); ++c) {
-            if (s->second[c] != t->second[c]) difference.columns.push_back(schema.fields()[c].name);
-          }
-          ++report.different;
-          example(std::move(difference));
-        }
-        ++s;
-        ++t;
-      }
+    if (keyless) {
+      compare_replayed_rows(options, source, table, *snapshot, report);
+    } else {
+      compare_state_rows(options, source, table, *snapshot, report);
     }
-    if (options.changelog_table) {
-      report.audit = audit_changelog(options, catalog, charsets, report.table_position);
+    if (options.audit == AuditRequest::kRun) {
+      AuditOutcome audit = audit_changelog(access, catalog, options.changelog_table, options.table,
+                                           report.table_position, options.max_examples);
+      report.audit = std::move(audit.audit);
+      if (audit.skipped) report.skipped.push_back(std::move(*audit.skipped));
+    } else {
+      report.skipped.push_back(SkippedCheck{"audit", "not requested (--no-audit)", true});
     }
+    BINBERG_ASSERT(report.audit || !report.skipped.empty(), "reconcile {}: the audit neither ran nor was skipped",
+                   report.source_table);
     return report;
   }
 }

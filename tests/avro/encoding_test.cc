@@ -237,6 +237,20 @@ TEST(AvroEncoding, RejectsMalformedPrimitivesNamingTheOffset) {
                       bytes_of({0x04, 0x02, 'k', 0x02, 'k', 0x00}), "duplicate map key at byte 3");
 }
 
+// A decode error keeps its datum path after the message and gathers context frames before it.
+TEST(AvroEncoding, ADecodeErrorShowsItsContextAndItsPath) {
+  const Schema record = Schema::parse(R"({"type": "record", "name": "r", "fields": [
+      {"name": "a", "type": "int"}, {"name": "s", "type": "string"}]})");
+  try {
+    with_context("container block 3", [&] { decode(record, bytes_of({0x02, 0x01})); });
+    FAIL() << "decoded an invalid datum";
+  } catch (const DecodeError& error) {
+    EXPECT_EQ(error.path(), "/fields/s");
+    EXPECT_STREQ(error.what(), "container block 3: avro: negative length -1 at byte 1 of datum, at /fields/s");
+    EXPECT_EQ(error.context(), std::vector<std::string>{"container block 3"});
+  }
+}
+
 TEST(AvroEncoding, RejectsHugeCountsWithoutAllocating) {
   // 2^60 longs claimed by a 10-byte datum.
   std::string huge_count;

@@ -9,7 +9,9 @@
 
 #include "cli/config.h"
 #include "core/error.h"
+#include "iceberg/catalog.h"
 #include "support/temp_dir.h"
+#include "tables/table_pair.h"
 
 namespace binberg::cli {
 namespace {
@@ -46,6 +48,9 @@ TEST(ConfigTest, MinimalFileGetsTheDocumentedDefaults) {
   EXPECT_EQ(config.server_id, 4201U);
   EXPECT_EQ(config.catalog.name, "binberg");
   EXPECT_EQ(config.catalog.uri, "sqlite:////tmp/catalog.db");
+  EXPECT_EQ(config.catalog.durability, iceberg::CatalogDurability::kRequired) << "a durable catalog unless allowed";
+  EXPECT_EQ(parse_config(kMinimal + "allow_non_durable_catalog = true\n", "t").catalog.durability,
+            iceberg::CatalogDurability::kNotRequired);
   EXPECT_EQ(config.changelog_suffix, "_changelog");
   EXPECT_EQ(config.commit.interval, std::chrono::milliseconds(1000));
   EXPECT_EQ(config.commit.max_events, 200'000U);
@@ -222,6 +227,63 @@ TEST(ConfigTest, SourceOnlyFileNeedsNoCatalogAndGetsTheDocumentedDefaults) {
   } catch (const ConfigError& error) {
     EXPECT_STREQ(error.what(), "test.toml: [kafka] bootstrap_servers is required (host:port of the brokers)");
   }
+}
+
+TEST(ConfigTest, TypesSayWhatWideDecimalsBecomeAndTheDefaultRefusesThem) {
+  EXPECT_EQ(replicator_options(parse_config(kMinimal, "t"), {}).types.wide_decimal, tables::WideDecimal::kRefuse)
+      << "refused by default: a column held as text stays text for good";
+  const Config config = parse_config(kMinimal + "[types]\nwide_decimal = \"string\"\n", "t");
+  EXPECT_EQ(replicator_options(config, {}).types.wide_decimal, tables::WideDecimal::kString);
+  EXPECT_EQ(config.types.wide_decimal, tables::WideDecimal::kString);
+  EXPECT_EQ(config_error(kMinimal + "[types]\nwide_decimal = \"double\"\n"),
+            "test.toml: [types] wide_decimal: 'double' is neither refuse nor string");
+  EXPECT_EQ(config_error(kMinimal + "[types]\nfloat_key = \"string\"\n"),
+            "test.toml: [types] float_key: unknown option");
+  const std::string sink = kSourceOnly + R"(
+[iceberg]
+catalog_uri = "sqlite:////tmp/catalog.db"
+warehouse = "/tmp/warehouse"
+
+[sink]
+topics = ["binberg.shop.orders"]
+
+[types]
+wide_decimal = "string"
+)";
+  EXPECT_EQ(kafka_sink_options(parse_config(sink, "t")).types.wide_decimal, tables::WideDecimal::kString);
+}
+
+// `binberg table ls` and `binberg reconcile` report a captured table as stopped when binberg cannot
+// map it under [types] and so made no tables for it; a table it made keeps the types it was made with.
+TEST(ConfigTest, AStoppedTableIsOneBinbergCannotMapAndMadeNoTablesFor) {
+  binberg::testing::TempDir dir;
+  Config config = parse_config(kMinimal, "t");
+  config.catalog.uri = "sqlite:///" + (dir.path() / "catalog.db").string();
+  config.catalog.warehouse = (dir.path() / "warehouse").string();
+  const auto catalog = iceberg::open_catalog(config.catalog);
+  const capture::CapturedTable prices{"shop", "prices"};
+  auto schema = std::make_shared<TableSchema>();
+  schema->database = "shop";
+  schema->table = "prices";
+  schema->columns = {Column{}, Column{}};
+  schema->columns[0].name = "k";
+  schema->columns[0].type = SourceType::kFloat;
+  schema->columns[1].name = "amount";
+  schema->columns[1].type = SourceType::kDecimal;
+  schema->columns[1].precision = 50;
+  schema->columns[1].scale = 2;
+  schema->primary_key = {0};
+  const auto stopped = stopped_reason(config, *catalog, prices, *schema);
+  ASSERT_TRUE(stopped.has_value());
+  EXPECT_NE(stopped->find("table shop.prices column amount (DECIMAL(50,2))"), std::string::npos) << *stopped;
+  config.types.wide_decimal = tables::WideDecimal::kString;
+  EXPECT_NE(stopped_reason(config, *catalog, prices, *schema).value_or("").find("column k (FLOAT)"), std::string::npos);
+  schema->columns[0].type = SourceType::kBigInt;
+  EXPECT_FALSE(stopped_reason(config, *catalog, prices, *schema).has_value());
+  tables::open_table_pair(*catalog, "shop", "prices", config.changelog_suffix, schema, config.types);
+  config.types.wide_decimal = tables::WideDecimal::kRefuse;
+  EXPECT_FALSE(stopped_reason(config, *catalog, prices, *schema).has_value())
+      << "tables made with wide decimals as text keep them, whatever [types] says now";
 }
 
 TEST(ConfigTest, SinkNeedsTopicsAndACatalog) {

@@ -1,9 +1,15 @@
-// The SQL catalog on the stack's PostgreSQL: the same contract as SQLite, plus a wrong password
-// being a ConnectionError that does not repeat the password.
+// The SQL catalog on the stack's PostgreSQL: the same contract as SQLite, a wrong password being a
+// ConnectionError that does not repeat the password, and the durability a catalog relies on: a
+// session asking for asynchronous commits gets synchronous ones, and a server running with
+// fsync = off is refused unless the operator allowed it.
 
 #include <gmock/gmock.h>
 
+#include <chrono>
+#include <thread>
+
 #include "catalog_test_body.h"
+#include "iceberg/sql_connection.h"
 #include "support/test_services.h"
 
 namespace binberg::iceberg {
@@ -38,6 +44,50 @@ TEST(PostgresCatalogConnectionTest, UnreachableOrRefusedIsAConnectionErrorWithou
   EXPECT_THAT([&] { open_catalog(options); },
               ::testing::ThrowsMessage<ConnectionError>(
                   ::testing::AllOf(::testing::HasSubstr("127.0.0.1"), ::testing::Not(::testing::HasSubstr("xyzzy")))));
+}
+
+TEST(PostgresCatalogDurabilityTest, ASessionAskingForAsynchronousCommitsGetsSynchronousOnes) {
+  CatalogOptions options = postgres_options("/tmp/unused");
+  options.connection_properties["options"] = "-c client_min_messages=warning -c synchronous_commit=off";
+  const auto db = open_postgres(options);
+  EXPECT_EQ(db->query("SHOW synchronous_commit").at(0).at(0), std::optional<std::string>("on"));
+}
+
+// The stack's server with fsync set by ALTER SYSTEM and a reload, until destroyed (which resets it).
+class ServerFsync {
+ public:
+  explicit ServerFsync(const std::string& value) { set("ALTER SYSTEM SET fsync = " + value, value); }
+  ~ServerFsync() { set("ALTER SYSTEM RESET fsync", "on"); }
+  ServerFsync(const ServerFsync&) = delete;
+  ServerFsync& operator=(const ServerFsync&) = delete;
+
+ private:
+  static void set(const std::string& statement, const std::string& expected) {
+    CatalogOptions options = postgres_options("/tmp/unused");
+    options.durability = CatalogDurability::kNotRequired;  // whatever the server runs with now
+    open_postgres(options)->execute(statement);
+    open_postgres(options)->query("SELECT pg_reload_conf()");
+    // The postmaster rereads its configuration asynchronously; new sessions then report the value.
+    for (int attempt = 0; attempt < 600; ++attempt) {
+      if (open_postgres(options)->query("SHOW fsync").at(0).at(0) == expected) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    throw Error("the stack's PostgreSQL never reported fsync = " + expected + " after " + statement +
+                " (a -c fsync on its command line overrides ALTER SYSTEM: restart it with scripts/services)");
+  }
+};
+
+TEST(PostgresCatalogDurabilityTest, AServerWithFsyncOffIsRefusedUnlessAllowed) {
+  CatalogOptions options = postgres_options("/tmp/unused");
+  ASSERT_NO_THROW(open_catalog(options)) << "the stack's server keeps commits durable";
+  const ServerFsync off("off");
+  EXPECT_THAT([&] { open_catalog(options); },
+              ::testing::ThrowsMessage<ConfigError>(::testing::AllOf(
+                  ::testing::HasSubstr("would not keep its commits durable: the server runs with fsync = off"),
+                  ::testing::HasSubstr("ALTER SYSTEM SET fsync = on"),
+                  ::testing::HasSubstr("[iceberg] allow_non_durable_catalog = true"))));
+  options.durability = CatalogDurability::kNotRequired;
+  EXPECT_NO_THROW(open_catalog(options)->list_namespaces());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The SQL catalog on SQLite: the shared contract, the file's permissions, bad URIs, and pyiceberg
-// opening the same catalog file in both directions.
+// The SQL catalog on SQLite: the shared contract, the file's permissions, bad URIs, durable
+// commits, and pyiceberg opening the same catalog file in both directions. And the durability
+// settings each catalog database must report (sql_connection.h).
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -34,6 +35,56 @@ TEST_F(SqliteCatalogTest, CatalogFileIsPrivateToItsOwner) {
   EXPECT_EQ(info.st_mode & 077, 0u);
 }
 
+TEST_F(SqliteCatalogTest, SessionsSyncTheJournalsRemovalAndKeepARollbackJournal) {
+  auto db = open_sqlite(options().uri, CatalogDurability::kRequired);
+  EXPECT_EQ(db->query("PRAGMA synchronous").at(0).at(0), std::optional<std::string>("3")) << "EXTRA";
+  EXPECT_EQ(db->query("PRAGMA journal_mode").at(0).at(0), std::optional<std::string>("delete"));
+}
+
+TEST(CatalogDurabilityTest, SqliteNeedsAJournalAndSynchronousExtraOrFullInWalMode) {
+  EXPECT_TRUE(sqlite_durability_problems("delete", "3").empty());
+  EXPECT_TRUE(sqlite_durability_problems("WAL", "2").empty());
+  EXPECT_TRUE(sqlite_durability_problems("wal", "3").empty());
+  EXPECT_THAT(sqlite_durability_problems("delete", "2"),
+              ::testing::ElementsAre(::testing::HasSubstr("synchronous is 2 (journal mode delete needs 3, EXTRA")));
+  EXPECT_THAT(sqlite_durability_problems("wal", "1"), ::testing::ElementsAre(::testing::HasSubstr("synchronous is 1")));
+  EXPECT_THAT(sqlite_durability_problems("memory", "3"),
+              ::testing::ElementsAre(::testing::HasSubstr("journal_mode is memory")));
+  EXPECT_EQ(sqlite_durability_problems("off", "0").size(), 2u);
+}
+
+TEST(CatalogDurabilityTest, PostgresNeedsFsyncFullPageWritesAndACommitFlushedBeforeItIsAcknowledged) {
+  const std::map<std::string, std::string> durable = {
+      {"fsync", "on"}, {"full_page_writes", "on"}, {"synchronous_commit", "local"}};
+  EXPECT_TRUE(postgres_durability_problems(durable).empty());
+  auto settings = durable;
+  settings["fsync"] = "off";
+  EXPECT_THAT(postgres_durability_problems(settings),
+              ::testing::ElementsAre(::testing::AllOf(::testing::HasSubstr("fsync = off"),
+                                                      ::testing::HasSubstr("ALTER SYSTEM SET fsync = on"))));
+  settings = durable;
+  settings["full_page_writes"] = "off";
+  EXPECT_THAT(postgres_durability_problems(settings),
+              ::testing::ElementsAre(::testing::HasSubstr("full_page_writes = off")));
+  settings = durable;
+  settings["synchronous_commit"] = "off";
+  EXPECT_THAT(postgres_durability_problems(settings),
+              ::testing::ElementsAre(::testing::HasSubstr("synchronous_commit is off")));
+  EXPECT_EQ(postgres_durability_problems({}).size(), 3u) << "a setting not reported is not assumed durable";
+}
+
+TEST(CatalogDurabilityTest, ANonDurableCatalogIsAConfigErrorUnlessAllowed) {
+  EXPECT_NO_THROW(require_durable("sqlite:////x.db", {}, CatalogDurability::kRequired));
+  EXPECT_THAT(
+      [] {
+        require_durable("postgresql://h:1/db", {"fsync = off", "x"}, CatalogDurability::kRequired);
+      },
+      ::testing::ThrowsMessage<ConfigError>(::testing::AllOf(
+          ::testing::HasSubstr("catalog postgresql://h:1/db would not keep its commits durable: fsync = off; x"),
+          ::testing::HasSubstr("[iceberg] allow_non_durable_catalog = true"))));
+  EXPECT_NO_THROW(require_durable("postgresql://h:1/db", {"fsync = off"}, CatalogDurability::kNotRequired));
+}
+
 TEST(SqliteCatalogUriTest, BadUrisAreConfigErrorsNamingTheUri) {
   CatalogOptions options;
   options.uri = "sqlite://relative.db";
@@ -52,7 +103,7 @@ TEST(SqliteCatalogUpgradeTest, V0CatalogGetsTheIcebergTypeColumn) {
   binberg::testing::TempDir dir;
   const CatalogOptions options = Sqlite::options(dir.path());
   {
-    auto db = open_sqlite(options.uri);
+    auto db = open_sqlite(options.uri, CatalogDurability::kRequired);
     db->execute(
         "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT NULL, "
         "table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
@@ -65,7 +116,7 @@ TEST(SqliteCatalogUpgradeTest, V0CatalogGetsTheIcebergTypeColumn) {
     catalog->create_table(TableIdentifier{"ns", "t"}, schema, PartitionSpec::unpartitioned(), SortOrder::unsorted(),
                           {});
   }
-  auto db = open_sqlite(options.uri);
+  auto db = open_sqlite(options.uri, CatalogDurability::kRequired);
   const auto rows = db->query("SELECT iceberg_type FROM iceberg_tables WHERE table_name = 't'");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0][0], std::optional<std::string>("TABLE"));

@@ -15,6 +15,7 @@
 #include "iceberg/manifest_list.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/single_value.h"
+#include "sample_table.h"
 #include "support/temp_dir.h"
 #include "support/test_services.h"  // run_command
 
@@ -171,35 +172,10 @@ Description describe_manifest(const ManifestFile& m, const std::vector<ManifestE
   return json;
 }
 
-// A table with a column of every primitive type, partitioned by identity of each plus every
-// other transform.
-Schema all_types_schema() {
-  return Schema(
-      0, {NestedField{1, "b", false, boolean_type(), {}}, NestedField{2, "i", false, int_type(), {}},
-          NestedField{3, "l", false, long_type(), {}}, NestedField{4, "f", false, float_type(), {}},
-          NestedField{5, "d", false, double_type(), {}}, NestedField{6, "dec", false, decimal_type(9, 2), {}},
-          NestedField{7, "dt", false, date_type(), {}}, NestedField{8, "tm", false, time_type(), {}},
-          NestedField{9, "ts", false, timestamp_type(), {}}, NestedField{10, "tstz", false, timestamptz_type(), {}},
-          NestedField{11, "s", false, string_type(), {}}, NestedField{12, "u", false, uuid_type(), {}},
-          NestedField{13, "fx", false, fixed_type(3), {}}, NestedField{14, "bin", false, binary_type(), {}},
-          NestedField{15, "big", false, decimal_type(38, 10), {}}});
-}
+using test_tables::all_types_schema;
 
-PartitionSpec all_transforms_spec() {
-  std::vector<PartitionField> fields;
-  const Schema schema = all_types_schema();
-  for (const auto& column : schema.fields()) {
-    fields.push_back({column.id, 1000 + column.id - 1, column.name + "_p", Transform::identity()});
-  }
-  fields.push_back({3, 1015, "l_bucket", Transform::bucket(8)});
-  fields.push_back({11, 1016, "s_trunc", Transform::truncate(2)});
-  fields.push_back({7, 1017, "dt_year", Transform::year()});
-  fields.push_back({9, 1018, "ts_month", Transform::month()});
-  fields.push_back({10, 1019, "tstz_day", Transform::day()});
-  fields.push_back({9, 1020, "ts_hour", Transform::hour()});
-  fields.push_back({2, 1021, "i_void", Transform::always_null()});
-  return PartitionSpec(0, fields);
-}
+// Identity partition fields named apart from their columns.
+PartitionSpec all_transforms_spec() { return test_tables::all_transforms_spec(0, "_p"); }
 
 std::vector<TypePtr> types_of(const Schema& schema, const PartitionSpec& spec) {
   std::vector<TypePtr> types;
@@ -240,17 +216,7 @@ DataFile data_file(const std::string& path, int variant, FileContent content = F
   file.partition = partition(variant);
   file.record_count = 10 + variant;
   file.file_size_in_bytes = 4096 + variant;
-  if (variant == 0) {
-    file.column_sizes = {{1, 100}, {2, 200}};
-    file.value_counts = {{1, 10}, {2, 10}};
-    file.null_value_counts = {{1, 0}, {2, 3}};
-    file.nan_value_counts = {{5, 1}};
-    file.lower_bounds = {{2, to_single_value(*int_type(), std::int32_t{-3})}, {11, Bytes{'a'}}};
-    file.upper_bounds = {{2, to_single_value(*int_type(), std::int32_t{7})}, {11, Bytes{'z', 'z'}}};
-    file.key_metadata = Bytes{0xDE, 0xAD};
-    file.split_offsets = {4, 1024};
-    file.sort_order_id = 0;
-  }
+  if (variant == 0) test_tables::set_sample_statistics(file);
   if (content == FileContent::kEqualityDeletes) file.equality_ids = {1, 3};
   return file;
 }

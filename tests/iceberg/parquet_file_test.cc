@@ -23,8 +23,8 @@ std::shared_ptr<arrow::Table> sample_table(bool with_ids) {
   EXPECT_TRUE(names.AppendNull().ok());
   EXPECT_TRUE(names.Append("\xF0\x9F\x98\x80").ok());
   auto schema =
-      with_ids ? arrow::schema(
-                     {field_with_id("id", arrow::int64(), false, 1), field_with_id("name", arrow::utf8(), true, 7)})
+      with_ids ? arrow::schema({field_with_id("id", arrow::int64(), Nullable::kNo, 1),
+                                field_with_id("name", arrow::utf8(), Nullable::kYes, 7)})
                : arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8(), true)});
   return arrow::Table::Make(schema, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
 }

@@ -1,5 +1,7 @@
 #include "sample_table.h"
 
+#include "iceberg/single_value.h"
+
 namespace binberg::iceberg::test_tables {
 namespace {
 
@@ -10,6 +12,47 @@ NestedField field(std::int32_t id, std::string name, bool required, TypePtr type
 }
 
 }  // namespace
+
+Schema all_types_schema() {
+  return Schema(
+      0, {NestedField{1, "b", false, boolean_type(), {}}, NestedField{2, "i", false, int_type(), {}},
+          NestedField{3, "l", false, long_type(), {}}, NestedField{4, "f", false, float_type(), {}},
+          NestedField{5, "d", false, double_type(), {}}, NestedField{6, "dec", false, decimal_type(9, 2), {}},
+          NestedField{7, "dt", false, date_type(), {}}, NestedField{8, "tm", false, time_type(), {}},
+          NestedField{9, "ts", false, timestamp_type(), {}}, NestedField{10, "tstz", false, timestamptz_type(), {}},
+          NestedField{11, "s", false, string_type(), {}}, NestedField{12, "u", false, uuid_type(), {}},
+          NestedField{13, "fx", false, fixed_type(3), {}}, NestedField{14, "bin", false, binary_type(), {}},
+          NestedField{15, "big", false, decimal_type(38, 10), {}}});
+}
+
+PartitionSpec all_transforms_spec(std::int32_t spec_id, const std::string& identity_suffix) {
+  std::vector<PartitionField> fields;
+  for (const auto& column : all_types_schema().fields()) {
+    fields.push_back({column.id, 1000 + column.id - 1, column.name + identity_suffix, Transform::identity()});
+  }
+  fields.push_back({3, 1015, "l_bucket", Transform::bucket(8)});
+  fields.push_back({11, 1016, "s_trunc", Transform::truncate(2)});
+  fields.push_back({6, 1017, "dec_trunc", Transform::truncate(10)});
+  fields.push_back({7, 1018, "dt_year", Transform::year()});
+  fields.push_back({9, 1019, "ts_month", Transform::month()});
+  fields.push_back({10, 1020, "tstz_day", Transform::day()});
+  fields.push_back({9, 1021, "ts_hour", Transform::hour()});
+  fields.push_back({2, 1022, "i_void", Transform::always_null()});
+  fields.push_back({11, 1023, "name with-dash", Transform::identity()});
+  return PartitionSpec(spec_id, fields);
+}
+
+void set_sample_statistics(DataFile& file) {
+  file.column_sizes = {{1, 100}, {2, 200}};
+  file.value_counts = {{1, 10}, {2, 10}};
+  file.null_value_counts = {{1, 0}, {2, 3}};
+  file.nan_value_counts = {{5, 1}};
+  file.lower_bounds = {{2, to_single_value(*int_type(), std::int32_t{-3})}, {11, Bytes{'a'}}};
+  file.upper_bounds = {{2, to_single_value(*int_type(), std::int32_t{7})}, {11, Bytes{'z', 'z'}}};
+  file.key_metadata = Bytes{0xDE, 0xAD};
+  file.split_offsets = {4, 1024};
+  file.sort_order_id = 0;
+}
 
 Schema sample_schema() {
   NestedField name = field(2, "name", false, string_type());

@@ -4,10 +4,13 @@
 //
 //   table_tool --uri U --warehouse W --table NAME --seed S --key-space K [--first-key F]
 //              --changes N --batches B [--skip-batches A] [--writer-id ID] [--maintenance compact|expire]
+//              [--create unpartitioned|bucketed] [--max-buffered-bytes M]
 //
+// --create first creates the table in namespace db (bucketed: partitioned by bucket[4] of its key).
 // Batches 1..A only advance the generator (another process committed them); batches A+1..B are
-// committed one snapshot each, retried from a fresh load of the table on CommitConflict. Then
-// --maintenance compacts the table, or expires every snapshot but the current one.
+// committed one snapshot each, retried from a fresh load of the table on CommitConflict; a batch
+// beyond M buffered bytes spills to data files before its commit. Then --maintenance compacts the
+// table, or expires every snapshot but the current one.
 // BINBERG_FAILPOINTS arms failpoints. Prints {"commits": C, "conflicts": X} on success.
 
 #include <fmt/format.h>
@@ -55,6 +58,17 @@ std::int64_t number(const std::map<std::string, std::string>& arguments, const s
   return std::stoll(it->second);
 }
 
+void create_table(Catalog& catalog, const TableIdentifier& id, const std::string& layout) {
+  if (layout != "unpartitioned" && layout != "bucketed") {
+    throw std::runtime_error("--create: expected unpartitioned or bucketed, got " + layout);
+  }
+  const PartitionSpec spec =
+      layout == "unpartitioned"
+          ? PartitionSpec::unpartitioned()
+          : PartitionSpec(0, {PartitionField{1, kFirstPartitionFieldId, "id_bucket", Transform::bucket(4)}});
+  catalog.create_table(id, test_tables::keyed_schema(), spec, SortOrder::unsorted(), {});
+}
+
 int run(int argc, char** argv) {
   binberg::failpoint::arm_from_environment();
   const auto arguments = parse_arguments(argc, argv);
@@ -67,12 +81,15 @@ int run(int argc, char** argv) {
   const std::int64_t skipped = number(arguments, "skip-batches", 0);
   TableWriterOptions writer_options;
   writer_options.writer_id = arguments.contains("writer-id") ? arguments.at("writer-id") : "table_tool";
+  writer_options.max_buffered_bytes = static_cast<std::size_t>(
+      number(arguments, "max-buffered-bytes", static_cast<std::int64_t>(writer_options.max_buffered_bytes)));
 
   test_tables::ChangeGenerator generator(static_cast<std::uint64_t>(number(arguments, "seed")),
                                          number(arguments, "key-space"), number(arguments, "first-key", 1));
   for (std::int64_t batch = 1; batch <= skipped; ++batch) generator.apply(nullptr, changes);
 
   const auto catalog = open_catalog(options);
+  if (const auto it = arguments.find("create"); it != arguments.end()) create_table(*catalog, id, it->second);
   int commits = 0;
   int conflicts = 0;
   for (std::int64_t batch = skipped + 1; batch <= batches; ++batch) {

@@ -75,7 +75,7 @@ class PathBTest : public ::testing::Test {
   void TearDown() override {
     source_.stop(SIGKILL);
     sink_.stop(SIGKILL);
-    db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders", prefix_));
+    db_.execute(fmt::format("DROP TABLE IF EXISTS {0}_g_accounts, {0}_g_orders, {0}_g_wide", prefix_));
   }
 
   void write_config(const std::string& delivery) {
@@ -288,11 +288,11 @@ address = "127.0.0.1:0"
   Written crash_at_each(binberg::testing::ChildProcess& process, const std::vector<const char*>& failpoints,
                         int first_seed, int events);
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
-  // `binberg reconcile --json` on the sink's tables: its report, and its exit code in EXIT_CODE.
-  nlohmann::json reconcile(int& exit_code) {
+  // `binberg reconcile --json [ARGUMENTS]` on the sink's tables: its report, and its exit code in EXIT_CODE.
+  nlohmann::json reconcile(int& exit_code, const std::string& arguments = "") {
     std::string out = binberg::testing::run_command(
-        fmt::format("'{}' reconcile --config '{}' --json --wait 60 2>>'{}/reconcile.log'; echo \"exit $?\"",
-                    BINBERG_CLI, config_, dir_.path().string()));
+        fmt::format("'{}' reconcile --config '{}' --json --wait 60 {} 2>>'{}/reconcile.log'; echo \"exit $?\"",
+                    BINBERG_CLI, config_, arguments, dir_.path().string()));
     const auto exit_at = out.rfind("exit ");
     exit_code = std::stoi(out.substr(exit_at + 5));
     out.resize(exit_at);
@@ -573,6 +573,42 @@ TEST_F(PathBTest, ExactlyOnceCrashAtEverySaveStepDeliversOnce) {
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, written.events), 0u) << "exactly-once repeated records";
 }
 
+// A new source process must fence its predecessor before it reads the saved positions: a
+// predecessor stalled inside a save could otherwise commit that save after the new one read the
+// older position, and the new one would produce those records again. The old process stalls in
+// its commit; the new one starts meanwhile and waits at each point of its start in turn.
+TEST_F(PathBTest, ANewSourceFencesItsPredecessorBeforeReadingItsPositions) {
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  std::uint64_t events = 0;
+  std::string last_gtid;
+  int seed = 80;
+  for (const char* new_source_waits : {"kafka_source.before_fence", "kafka_source.before_read_positions"}) {
+    SCOPED_TRACE(new_source_waits);
+    const auto log = dir_.path() / "source.log";
+    source_.stop(SIGTERM);
+    // The predecessor: its first commit stalls 10 s, and it dies right after a save goes through.
+    start_reading(source_, "kafka.before_commit_transaction=delay(10000)#1;kafka_source.after_save=crash");
+    const std::size_t stalls = binberg::testing::count_log_lines(log, "kafka.before_commit_transaction fired");
+    const nlohmann::json written = workload(++seed, 1000);
+    events += written["events"]["total"].get<std::uint64_t>();
+    last_gtid = written["last_gtid"].get<std::string>();
+    for (int attempt = 0;
+         attempt < 600 && binberg::testing::count_log_lines(log, "kafka.before_commit_transaction fired") == stalls;
+         ++attempt) {
+      std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_GT(binberg::testing::count_log_lines(log, "kafka.before_commit_transaction fired"), stalls)
+        << binberg::testing::log_tail(log);
+    binberg::testing::ChildProcess successor;
+    successor.start({BINBERG_CLI, "source", "--config", config_}, dir_.path() / "successor.log",
+                    {{"BINBERG_FAILPOINTS", std::string(new_source_waits) + "=delay(15000)"}});
+    EXPECT_TRUE(source_.wait_for_exit(60s).has_value()) << "the predecessor ended (fenced, or crashed after its save)";
+    wait_for_saved(last_gtid);
+    EXPECT_EQ(successor.stop(SIGTERM), 0) << binberg::testing::log_tail(dir_.path() / "successor.log");
+  }
+  EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, events), 0u) << "exactly-once repeated records";
+}
+
 // At-least-once: a crash after the records were acknowledged but before their position was saved
 // makes the next start produce them again — repeated, never lost.
 TEST_F(PathBTest, AtLeastOnceRepeatsWhatItHadNotSavedAndLosesNothing) {
@@ -622,6 +658,67 @@ TEST_F(PathBTest, IncompatibleSchemaStopsThatTableOnlyAndLosesNothing) {
   wait_for_saved(accounts_update);
   EXPECT_EQ(source_.stop(SIGTERM), 0);
   EXPECT_EQ(expect_topics_hold_the_source(snapshot_rows, before["events"]["total"].get<std::uint64_t>() + 6), 0u);
+}
+
+// A captured table binberg cannot map onto Iceberg tables (a DECIMAL wider than Iceberg's 38 digits
+// under the default [types] wide_decimal = "refuse") among good ones: the source publishes it (Avro
+// decimals have any precision) and the sink stops that table alone, with an error saying what to
+// configure and binberg_sink_stopped_tables, writing nothing for it, while the others are applied.
+// Configured to keep wide decimals as text, a restart applies its topic from the first record, and
+// reconcile finds all three tables equal to MariaDB's.
+TEST_F(PathBTest, UnmappableTableStopsAloneInTheSinkAndIsAppliedOnceConfigured) {
+  const std::string wide = table_name("wide");
+  db_.execute(fmt::format("CREATE TABLE {} (id DECIMAL(45,0) PRIMARY KEY, amount DECIMAL(50,10))", wide));
+  const auto write_wide = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      db_.execute(fmt::format("INSERT INTO {} VALUES ({}123456789012345678901234567890123456789, -{}.5)", wide, i, i));
+    }
+    db_.execute(fmt::format("UPDATE {} SET amount = amount * 7 WHERE amount < -{}", wide, to - 3));
+  };
+  write_wide(1, 10);
+  {  // the sink reads the wide table's topic as well
+    std::ifstream in(config_);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string topics = fmt::format("topics = [\"{}\", \"{}\"", topic("accounts"), topic("orders"));
+    ASSERT_NE(text.find(topics), std::string::npos) << text;
+    text.replace(text.find(topics), topics.size(), topics + fmt::format(", \"{}\"", topic("wide")));
+    std::ofstream(config_) << text;
+  }
+  load_and_snapshot();
+  start_sink();
+  const auto stopped = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "the table is not written: ");
+  ASSERT_TRUE(stopped) << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_NE(stopped->find("column id (DECIMAL(45,0))"), std::string::npos) << *stopped;
+  EXPECT_NE(stopped->find("[types] wide_decimal"), std::string::npos) << *stopped;
+  write_wide(10, 20);
+  wait_for_saved(workload(1, 600)["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_TRUE(sink_.running()) << "an unmappable table must not stop the sink";
+  EXPECT_EQ(iceberg_differences("wide"), -1) << "the sink made a table for the unmappable one";
+  const auto url = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "metrics on http://");
+  ASSERT_TRUE(url);
+  EXPECT_EQ(
+      binberg::testing::sample_sum(binberg::testing::scrape_metrics("http://" + *url), "binberg_sink_stopped_tables"),
+      1);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+
+  std::ofstream(config_, std::ios::app) << "\n[types]\nwide_decimal = \"string\"\n";
+  std::filesystem::remove(dir_.path() / "sink.log");
+  start_sink();
+  write_wide(20, 30);
+  wait_for_saved(workload(2, 300)["last_gtid"].get<std::string>());
+  wait_for_sink();
+  long differences = -1;
+  for (int attempt = 0; attempt < 480 && (differences = iceberg_differences("wide")) != 0; ++attempt) {
+    std::this_thread::sleep_for(250ms);
+  }
+  EXPECT_EQ(differences, 0) << binberg::testing::log_tail(dir_.path() / "sink.log");
+  int exit_code = -1;
+  const nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(1);
+  EXPECT_EQ(report["tables"].size(), 3u) << report.dump(1);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  expect_changelog_whole_and_unique("wide");
 }
 
 // Schema evolution through Kafka: the source publishes each DDL statement in every partition of
@@ -854,6 +951,34 @@ TEST_F(PathBTest, SinkAppliesOnceWhatAnAtLeastOnceSourceRepeats) {
       << "every schema change applied once: " << *schema_changes;
 }
 
+// An at-least-once source killed after its initial copy was acknowledged but before the copy's
+// position was saved: the restart must not take a second copy (rows deleted in between would come
+// back through its upserts, and the changelog would hold two copies); it finds the first whole in
+// Kafka and streams from its position, so the deletes arrive as deletes.
+TEST_F(PathBTest, AnAtLeastOnceSourceKilledAfterItsCopyKeepsThatCopy) {
+  write_config("at-least-once");
+  gen("--create --initial-rows 1000 --transactions 1");
+  start_source("kafka_source.after_flush=crash@1");
+  ASSERT_EQ(source_.wait_for_exit(120s), -SIGKILL) << binberg::testing::log_tail(dir_.path() / "source.log");
+  db_.execute(fmt::format("DELETE FROM {} ORDER BY id LIMIT 10", table_name("accounts")));
+  const std::string deleted_at = *db_.scalar("SELECT @@gtid_binlog_pos");
+  start_source();
+  wait_for_saved(deleted_at);
+  start_sink();
+  wait_for_differences(std::nullopt, 0);  // the sink holds the copy (orders had no change)
+  int exit_code = -1;
+  const nlohmann::json report = reconcile(exit_code);  // waits until the sink's tables reach the source
+  EXPECT_EQ(exit_code, 0) << report.dump(1);
+  for (const auto& table : report["tables"]) {
+    EXPECT_EQ(table["verdict"], "equal") << table.dump(1);
+    ASSERT_TRUE(table.contains("audit")) << "the changelog was not audited: " << table.dump(1);
+    EXPECT_EQ(table["audit"]["verdict"], "clean") << table["audit"].dump(1);
+  }
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+  expect_changelog_whole_and_unique("accounts");
+  expect_changelog_whole_and_unique("orders");
+}
+
 // Bytes no decoder reads go to <topic>.dlq and a record keyed as another row to
 // <topic>.quarantine; the sink goes on committing and the tables stay MariaDB's.
 TEST_F(PathBTest, SinkDivertsPoisonAndMiskeyedRecordsAndStaysRight) {
@@ -908,6 +1033,66 @@ TEST_F(PathBTest, SinkDivertsPoisonAndMiskeyedRecordsAndStaysRight) {
   EXPECT_EQ(quarantined[0].key, other->key);
   EXPECT_EQ(quarantined[0].value, revived_value);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
+}
+
+// Reconcile on sink tables whose initial copy had no rows (issue 24, item 5). Nothing records where
+// such a copy began, and reconcile used to skip their event audit (a warning only) and exit 0, even
+// with a changelog row twice. Now it audits every changelog row, and the binlog from the first
+// event the changelog holds, and reports the events before that one as not checked: INCOMPLETE
+// (exit 4) while all is well, DIFFERENT (exit 3) once pyiceberg appends a changelog row again, and
+// EQUAL (exit 0) only when the audit is explicitly left out (--no-audit).
+TEST_F(PathBTest, ReconcileAuditsSinkTablesWhoseInitialCopyWasEmpty) {
+  gen("--create --transactions 1");
+  for (const char* suffix : {"accounts", "orders"}) db_.execute("DELETE FROM " + table_name(suffix));
+  const std::string emptied = db_.scalar("SELECT @@gtid_binlog_pos").value_or("");
+  start_source();
+  wait_for_saved(emptied);
+  start_sink();
+  const nlohmann::json written = workload(71, 600);
+  wait_for_saved(written["last_gtid"].get<std::string>());
+  wait_for_sink();  // and it goes on running: an idle sink claims the position its tables reached
+  const auto log = [&] { return binberg::testing::log_tail(dir_.path() / "reconcile.log"); };
+
+  int exit_code = 0;
+  nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 4) << report.dump(2) << log();
+  EXPECT_EQ(report["verdict"], "incomplete");
+  ASSERT_EQ(report["tables"].size(), 2u) << report.dump(2);
+  for (const auto& table : report["tables"]) {
+    EXPECT_EQ(table["verdict"], "incomplete") << table.dump(2);
+    EXPECT_EQ(table["source"]["digest"], table["iceberg"]["digest"]) << table.dump(2);
+    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+    EXPECT_GT(table["audit"]["source_events"].get<std::uint64_t>(), 0u) << table.dump(2);
+    EXPECT_EQ(table["audit"]["source_events"], table["audit"]["changelog_rows"]) << table.dump(2);
+    ASSERT_EQ(table["skipped"].size(), 1u) << table.dump(2);
+    EXPECT_EQ(table["skipped"][0]["check"], "audit");
+    EXPECT_FALSE(table["skipped"][0]["accepted"].get<bool>());
+  }
+
+  const std::string tool = std::string(BINBERG_SOURCE_DIR) + "/tests/verify/changelog_tool.py";
+  const auto appended = nlohmann::json::parse(binberg::testing::run_command(
+      fmt::format("'{}' '{}' append-again '{}' '{}' '{}.{}_changelog'", BINBERG_PYTHON, tool, catalog_options().uri,
+                  catalog_options().warehouse, table_namespace(), table_name("orders"))));
+  report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 3) << report.dump(2) << log();
+  EXPECT_EQ(report["verdict"], "different");
+  for (const auto& table : report["tables"]) {
+    const bool orders = table["source"]["table"].get<std::string>().ends_with(table_name("orders"));
+    EXPECT_EQ(table["verdict"], orders ? "different" : "incomplete") << table.dump(2);
+    EXPECT_EQ(table["diff"]["missing"], 0) << table.dump(2);
+    EXPECT_EQ(table["audit"]["duplicates"], orders ? 1 : 0) << table.dump(2);
+    if (orders) {
+      const std::string examples = table["audit"]["examples"].dump();
+      EXPECT_NE(examples.find(appended["event_id"].get<std::string>()), std::string::npos) << examples;
+    }
+  }
+
+  report = reconcile(exit_code, "--no-audit");
+  EXPECT_EQ(exit_code, 0) << report.dump(2) << log();
+  for (const auto& table : report["tables"]) {
+    ASSERT_EQ(table["skipped"].size(), 1u) << table.dump(2);
+    EXPECT_TRUE(table["skipped"][0]["accepted"].get<bool>()) << table.dump(2);
+  }
 }
 
 // Poison bytes in the middle of the stream: the source's own records of a DELETE and an UPDATE, their

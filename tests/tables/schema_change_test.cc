@@ -54,10 +54,11 @@ ColumnChange change_of(ColumnChange::Kind kind, std::string name, std::string ne
 struct Fixture {
   TableSchema before = accounts();
   TableSchema now = accounts();
-  iceberg::Schema state = current_state_schema(accounts());
-  iceberg::Schema changelog = changelog_schema(accounts());
+  iceberg::Schema state = current_state_schema(accounts(), {});
+  iceberg::Schema changelog = changelog_schema(accounts(), {});
   mysql::DdlStatement statement{mysql::DdlStatement::Kind::kAlterTable, {{"bank", "accounts"}}, {}};
   bool accepted = false;
+  TypeMapping types;
 
   SchemaChangePlan plan() const {
     SchemaChangeInput input;
@@ -69,6 +70,7 @@ struct Fixture {
     input.changelog = &changelog;
     input.changelog_last_column_id = changelog.highest_field_id();
     input.accepted = accepted;
+    input.types = types;
     return plan_schema_change(input);
   }
 };
@@ -153,6 +155,55 @@ TEST(SchemaChangeTest, WideningPromotesAndNarrowingIsRefusedUnlessAccepted) {
   conversion.statement.changes = {change_of(ColumnChange::Kind::kModify, "balance")};
   conversion.accepted = true;
   EXPECT_THROW(conversion.plan(), SchemaChangeRefused);
+}
+
+Column decimal(std::string name, std::uint32_t precision, std::uint32_t scale) {
+  Column c = column(std::move(name), SourceType::kDecimal);
+  c.precision = precision;
+  c.scale = scale;
+  return c;
+}
+
+// A column wider than Iceberg's 38 digits follows [types] when a statement adds it; a table keeps
+// the types it holds whatever [types] says now; a decimal field never becomes a string.
+TEST(SchemaChangeTest, WideDecimalsFollowTypesWhenAddedAndKeepTheTypeTheTablesHold) {
+  Fixture refused;
+  refused.now.columns.push_back(decimal("wide", 50, 2));
+  refused.statement.changes = {add("wide")};
+  try {
+    refused.plan();
+    FAIL() << "DECIMAL(50,2) was added under wide_decimal = refuse";
+  } catch (const UnmappableTable& error) {
+    EXPECT_NE(std::string(error.what()).find("[types] wide_decimal"), std::string::npos) << error.what();
+  }
+
+  Fixture as_text = refused;
+  as_text.types.wide_decimal = WideDecimal::kString;
+  const SchemaChangePlan plan = as_text.plan();
+  EXPECT_EQ(field(*plan.state, "wide").type->to_string(), "string");
+  EXPECT_EQ(field(plan.changelog, "_before_wide").type->to_string(), "string");
+
+  Fixture held;  // tables made with wide_decimal = string, configured to refuse since
+  held.before = *plan.source;
+  held.state = *plan.state;
+  held.changelog = plan.changelog;
+  held.now = *plan.source;
+  held.now.columns.back() = decimal("wide", 60, 2);
+  held.statement.changes = {change_of(ColumnChange::Kind::kModify, "wide")};
+  const SchemaChangePlan widened = held.plan();
+  EXPECT_EQ(field(*widened.state, "wide").type->to_string(), "string");
+  EXPECT_EQ(field(*widened.state, "wide").id, field(*plan.state, "wide").id);
+  EXPECT_NO_THROW(RowMapping(widened.source, &*widened.state, &widened.changelog));
+
+  Fixture past_38 = as_text;  // a decimal field cannot become a string, accepted or not
+  past_38.now.columns.push_back(decimal("small", 10, 2));
+  past_38.before.columns.push_back(decimal("small", 10, 2));
+  past_38.state = current_state_schema(past_38.before, {});
+  past_38.changelog = changelog_schema(past_38.before, {});
+  past_38.now.columns.back() = decimal("small", 50, 2);
+  past_38.statement.changes = {change_of(ColumnChange::Kind::kModify, "small")};
+  past_38.accepted = true;
+  EXPECT_THROW(past_38.plan(), SchemaChangeRefused);
 }
 
 TEST(SchemaChangeTest, RenameKeepsFieldIdsAndDropKeepsHistory) {

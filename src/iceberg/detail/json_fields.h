@@ -18,6 +18,8 @@ using Json = nlohmann::ordered_json;
 
 void require_object(const Json& json, std::string_view what);
 const Json& required_member(const Json& object, std::string_view key, std::string_view what);
+// A required member that is a list (e.g. the "fields" of a partition spec).
+const Json& array_member(const Json& object, std::string_view key, std::string_view what);
 
 std::int32_t int_member(const Json& object, std::string_view key, std::string_view what);
 std::int64_t long_member(const Json& object, std::string_view key, std::string_view what);

@@ -1,4 +1,4 @@
-#include "support/child_process.h"
+#include "lab/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -6,11 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <stdexcept>
 #include <thread>
 
-namespace binberg::testing {
+#include "core/assert.h"
+#include "core/error.h"
+
+namespace binberg::lab {
 namespace {
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status); }
@@ -21,13 +25,13 @@ ChildProcess::~ChildProcess() { stop(SIGKILL); }
 
 void ChildProcess::start(const std::vector<std::string>& argv, const std::filesystem::path& log,
                          const std::map<std::string, std::optional<std::string>>& environment) {
-  if (running()) throw std::logic_error("ChildProcess::start: " + argv.at(0) + " still runs");
+  BINBERG_ASSERT(!running(), "{} started while it still runs (pid {})", argv.at(0), pid_);
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ < 0) fail("cannot start {}: fork failed: {}", argv.at(0), std::strerror(errno));
   if (pid_ == 0) {
     // A test killed on a timeout never runs its destructors: its processes must die with it.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -58,6 +62,10 @@ std::optional<int> ChildProcess::wait_for_exit(std::chrono::milliseconds timeout
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return std::nullopt;
+}
+
+void ChildProcess::send(int signal) {
+  if (running()) ::kill(pid_, signal);
 }
 
 int ChildProcess::stop(int signal) {
@@ -98,4 +106,4 @@ std::size_t count_log_lines(const std::filesystem::path& log, const std::string&
   return count;
 }
 
-}  // namespace binberg::testing
+}  // namespace binberg::lab
