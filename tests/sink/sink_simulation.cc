@@ -248,7 +248,9 @@ std::optional<ReadItem> World::next(Process& process, SimInput& input, std::chro
   if (!final_) {
     if (random_.percent(25)) source_.step();
     if (random_.percent(4)) replay_dead_letter(false);
-    if (scenario_.two_writers && depth_ == 1 && random_.percent(4)) second_writer();
+    // Only from the first sink's turn: a second writer's turn within its own would run that
+    // KafkaSink twice over, and its crash would free the sink the outer turn still runs in.
+    if (scenario_.two_writers && depth_ == 1 && process.id == first_ && random_.percent(4)) second_writer();
   }
   return deliver(input, timeout);
 }

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "core/assert.h"
@@ -29,6 +31,23 @@ std::optional<std::uint64_t> env_number(const char* name) {
   } catch (const std::exception&) {
     throw ConfigError(fmt::format("{}={} is not a number", name, text));
   }
+}
+
+// The replay command of the seed running now, for a crash (a segmentation fault has no exception
+// to carry it): written by the signal handler with write(2) alone, which is async-signal-safe.
+char crash_note[4096] = {};
+
+extern "C" void report_crash(int signal) {
+  const ssize_t written = ::write(STDERR_FILENO, crash_note, std::strlen(crash_note));
+  static_cast<void>(written);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+void note_crash(const std::string& note) {
+  const std::string text = note.empty() ? std::string() : "\nsimulation crashed; " + note + "\n";
+  std::snprintf(crash_note, sizeof crash_note, "%s", text.c_str());
+  for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(signal, note.empty() ? SIG_DFL : report_crash);
 }
 
 std::string executable() {
@@ -102,6 +121,7 @@ void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64
   }
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     set_assertion_note("replay with: " + replay_command(seed));
+    note_crash("replay with: " + replay_command(seed));
     std::string failure;
     try {
       run(seed);
@@ -109,6 +129,7 @@ void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64
       failure = error.what();
     }
     set_assertion_note("");
+    note_crash("");
     if (!failure.empty()) {
       ADD_FAILURE() << "seed " << seed << ": " << failure << "\nreplay with: " << replay_command(seed);
       return;
