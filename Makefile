@@ -7,7 +7,7 @@ SANITIZE_DIR := build/sanitize
 CMAKE_FLAGS := -G Ninja -DBUILD_TESTING=ON
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: bench demo drills setup build build-sanitize test unit-test integration-test services-up services-down format clean fuzz
+.PHONY: bench demo drills setup build build-sanitize test unit-test integration-test services-up services-down format clean fuzz simulate
 
 demo: setup build
 	./scripts/services up
@@ -63,6 +63,13 @@ bench: build
 	$(RELEASE_DIR)/bench/table_bench
 	.venv/bin/python bench/path_a_bench.py
 	.venv/bin/python bench/path_b_bench.py --events 300000 --repeat 3
+
+# The sink's deterministic simulation at length (tests/sink/sink_simulation.h); `make unit-test`
+# runs its first 1,000 seeds under ASan.
+SIMULATION_SEEDS ?= 100000
+simulate: $(RELEASE_DIR)/build.ninja
+	cmake --build $(RELEASE_DIR) --target sink_unit_tests
+	BINBERG_SIMULATION_SEEDS=$(SIMULATION_SEEDS) $(RELEASE_DIR)/tests/sink/sink_unit_tests --gtest_filter='SinkSimulation.*'
 
 # libFuzzer targets (clang) built in build/fuzz and run for FUZZ_SECONDS each; see docs/fuzzing.md.
 FUZZ_SECONDS ?= 60

@@ -13,7 +13,7 @@
 //      transaction's footprint (envelope/transaction_footprint.h); a commit is cut only when every
 //      transaction the writers hold has all of its records (draining: records of transactions
 //      that begin meanwhile wait), so no snapshot holds part of a source transaction, and the
-//      tables one transaction touches are committed in one catalog transaction.
+//      tables one transaction touches are committed in one catalog transaction (transactions.h).
 //   3. Redelivery changes nothing. A record below a partition's recorded offset (a rewind) and a
 //      record whose change is not newer than the last one the partition applied (an at-least-once
 //      source producing again) are counted and skipped. A key's changes are in one partition, in
@@ -33,17 +33,23 @@
 //   7. A transaction the source abandoned (an at-least-once source that crashed in a snapshot
 //      and took a new one) is dropped whole: the session rolls back to the committed tables and
 //      reads again without it. It is recognized before any record may wait for a commit, since
-//      that commit waits for the abandoned transaction (Session::check_abandoned).
+//      that commit waits for the abandoned transaction (OpenTransactions::abandoned_by).
 //   8. One writer per table at a time. Every snapshot names the sink process that wrote it and
 //      its writer epoch (kSinkWriterProperty, kSinkWriterEpochProperty). A sink takes a table over
 //      with a commit at the epoch after the table's (a claim: the first commit after the table was
 //      assigned to it); a sink that finds a newer epoch than its own in a table it writes was
 //      replaced there and stops writing it (fenced). Together with the catalog's compare-and-swap
 //      (a commit built on an older snapshot fails) no two sinks' commits interleave in one table,
-//      and none moves a table back (Session::open, KafkaSink::take_slots).
+//      and none moves a table back (ownership.h, SessionOpening::open_table, KafkaSink::take_slots).
 //   9. A snapshot claims a source position (that of the newest change its table holds) only when
-//      every partition of the table's topic was read to its end (Session::claimable): then no
+//      every partition of the table's topic was read to its end (SessionState::claimable): then no
 //      older change of the table can be outside it. `binberg reconcile` compares such snapshots.
+
+// The sink is a pure state machine in a thin I/O shell: SessionState (session_state.h) decides
+// what each record is and what a commit records, Ownership (ownership.h) holds claims and epochs
+// across sessions, and SinkSession (sink_session.h) carries the decisions out against the ports
+// (sink_ports.h: Kafka, the clock) and the catalog (TableOutput). Where each invariant is asserted
+// and which simulation exercises it: docs/architecture.md.
 
 #include <chrono>
 #include <cstdint>
@@ -51,7 +57,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -59,13 +64,18 @@
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
 #include "kafka/client_config.h"
-#include "kafka/group_membership.h"
 #include "metrics/metrics.h"
 #include "registry/registry_client.h"
+#include "sink/ownership.h"
+#include "sink/progress.h"
+#include "sink/sink_metrics.h"
 #include "tables/snapshot_properties.h"
 #include "tables/table_mapping.h"
 
 namespace binberg::sink {
+
+class SinkEnvironment;
+class SlotSource;
 
 // What the rebuild of one topic's tables starts from and where it stops (planned by
 // sink/sink_rebuild.h).
@@ -78,13 +88,10 @@ struct SinkRebuildTopic {
   // Where the original stood when the rebuild was planned: its snapshots (to compare with) and
   // their next offset per partition (the rebuild stops there).
   std::optional<std::int64_t> target_changelog_snapshot, target_state_snapshot;
-  std::map<std::int32_t, std::int64_t> target;
+  PartitionOffsets target;
 };
 
 inline constexpr std::int64_t kEarliestOffset = -2;  // read_from: each partition's first offset
-
-// The next offset per partition a kSinkOffsetsProperty (SUMMARY_VALUE) records; throws Error naming WHERE.
-std::map<std::int32_t, std::int64_t> sink_next_offsets(const std::string& summary_value, const std::string& where);
 
 struct KafkaSinkOptions {
   kafka::ClientOptions kafka;
@@ -140,40 +147,36 @@ struct KafkaSinkStats {
 
 class KafkaSink {
  public:
+  // On Kafka, the schema registry and the system clock.
   KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog);
+  // On ENVIRONMENT (a simulation's), which must outlive the sink.
+  KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog, SinkEnvironment& environment);
   ~KafkaSink();
 
   // Reads and applies until STOP returns true (checked at least every poll timeout), commits
-  // what is whole and returns.
+  // what is whole and returns. A session that fails on an operating error (a connection lost, a
+  // commit conflict, a Kafka or registry error) starts over from the committed tables; a
+  // ConfigError ends the run; a broken invariant aborts the process (core/assert.h).
   void run(const std::function<bool()>& stop);
 
   const KafkaSinkStats& stats() const { return stats_; }
 
  private:
-  class Session;
-
-  // Scale-out: takes the slots MEMBERSHIP holds now; true when the topics this sink writes changed.
-  bool take_slots(kafka::GroupMembership& membership);
-  kafka::GroupMembership join_group();
+  KafkaSink(KafkaSinkOptions options, iceberg::Catalog& catalog, std::unique_ptr<SinkEnvironment> owned,
+            SinkEnvironment* borrowed);
+  // Scale-out: takes the slots SLOTS holds now; true when the topics this sink writes changed.
+  bool take_slots(SlotSource& slots);
+  // After a failed session: waits BACKOFF (serving the group), false when STOP came meanwhile.
+  bool back_off(std::chrono::milliseconds backoff, const std::function<bool()>& stop, SlotSource* slots);
 
   KafkaSinkOptions options_;
   iceberg::Catalog& catalog_;
+  std::unique_ptr<SinkEnvironment> own_environment_;
+  SinkEnvironment& environment_;
   std::unique_ptr<metrics::Registry> own_registry_;
-  metrics::Registry& registry_;
+  SinkMetrics metrics_;
   KafkaSinkStats stats_;
-  std::set<std::string> abandoned_;  // transaction ids dropped whole
-  const std::string writer_;
-  // The topics whose tables this sink writes now; those of them it has not committed to since it
-  // got them (its next commit there claims the table); the epoch it holds each table at.
-  std::set<std::string> owned_, to_claim_;
-  std::map<std::string, std::int64_t> epochs_;
-  // Scale-out: topics whose tables another sink claimed after this one, until when this sink
-  // leaves them alone (it claims them again then if the group still gives them to it).
-  std::map<std::string, std::chrono::steady_clock::time_point> fenced_until_;
-  // Topics whose tables stopped at a schema change the policy refused, and why: no session of this
-  // process writes them again (a restart meets the change again).
-  std::map<std::string, std::string> stopped_;
-  metrics::Gauge& stopped_tables_;
+  Ownership ownership_;
 };
 
 }  // namespace binberg::sink

@@ -206,12 +206,10 @@ std::map<std::string, SinkRebuildTopic> plan_rebuild(iceberg::Catalog& catalog, 
     for (const auto& [topic, snapshot] : cut.changelog) {
       const auto& firsts = first_offsets.at(topic);
       for (const auto& [partition, next] : sink_next_offsets(*sink_offsets(*snapshot), topic)) {
+        const auto index = static_cast<std::size_t>(partition.value);
         const std::int64_t start =
-            from.kind == RebuildFrom::Kind::kOffset
-                ? from.value
-                : (static_cast<std::size_t>(partition) < firsts.size() ? firsts[static_cast<std::size_t>(partition)]
-                                                                       : 0);
-        if (next > start) return false;
+            from.kind == RebuildFrom::Kind::kOffset ? from.value : (index < firsts.size() ? firsts[index] : 0);
+        if (next.value > start) return false;
       }
     }
     return true;
@@ -252,8 +250,8 @@ std::map<std::string, SinkRebuildTopic> plan_rebuild(iceberg::Catalog& catalog, 
     const auto seed_offsets = sink_next_offsets(rebuild.seed_offsets, "the seed");
     const auto& firsts = first_offsets.at(topic);
     for (std::size_t partition = 0; partition < firsts.size(); ++partition) {
-      const auto it = seed_offsets.find(static_cast<std::int32_t>(partition));
-      const std::int64_t needed = it == seed_offsets.end() ? 0 : it->second;
+      const auto it = seed_offsets.find(Partition(static_cast<std::int32_t>(partition)));
+      const std::int64_t needed = it == seed_offsets.end() ? 0 : it->second.value;
       if (needed < firsts[partition]) {
         throw ConfigError(fmt::format(
             "--from {}: topic {} [{}] starts at offset {} (retention deleted what was before it), but a rebuild from "

@@ -7,8 +7,10 @@
 
 namespace binberg::testing {
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "binberg-test-XXXXXX").string();
+TempDir::TempDir() : TempDir(std::filesystem::temp_directory_path()) {}
+
+TempDir::TempDir(const std::filesystem::path& parent) {
+  std::string pattern = (parent / "binberg-test-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) fail("cannot create a temp dir from {}", pattern);
   path_ = pattern;
 }

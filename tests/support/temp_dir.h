@@ -8,6 +8,8 @@ namespace binberg::testing {
 class TempDir {
  public:
   TempDir();
+  // In PARENT (e.g. a memory file system) instead of the system's temporary directory.
+  explicit TempDir(const std::filesystem::path& parent);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

@@ -1,0 +1,164 @@
+#include "sink/kafka_ports.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/clock.h"
+#include "kafka/admin.h"
+#include "kafka/group_membership.h"
+#include "kafka/producer.h"
+#include "sink/dead_letters.h"
+#include "sink/kafka_sink.h"
+
+namespace binberg::sink {
+namespace {
+
+constexpr std::chrono::minutes kFlushTimeout{10};
+
+class SystemClock final : public SinkClock {
+ public:
+  std::chrono::steady_clock::time_point now() override { return std::chrono::steady_clock::now(); }
+  std::int64_t unix_millis() override { return binberg::unix_millis(); }
+  void sleep_for(std::chrono::milliseconds duration) override { std::this_thread::sleep_for(duration); }
+};
+
+class KafkaInput final : public SinkInput {
+ public:
+  explicit KafkaInput(const KafkaSinkOptions& options)
+      : options_(options),
+        consumer_(kafka::Consumer::create(kafka::ConsumerOptions{options.kafka, options.group_id, true})),
+        decoder_(options.registry) {}
+
+  std::int32_t partition_count(const std::string& topic) override {
+    return kafka::partition_count(options_.kafka, topic);
+  }
+  Offset first_offset(const std::string& topic, Partition partition) override {
+    return Offset(consumer_.watermarks(topic, partition.value, std::chrono::seconds(30)).first);
+  }
+  void assign(const std::vector<kafka::PartitionStart>& starts) override { consumer_.assign(starts); }
+  void start_reading(const std::map<envelope::TopicPartition, std::int64_t>& skip_below) override {
+    reader_.emplace(consumer_, options_.registry, skip_below, options_.queue_records);
+  }
+  std::optional<ReadItem> next(std::chrono::milliseconds timeout) override { return reader_->next(timeout); }
+  std::size_t queued() const override { return reader_ ? reader_->queued() : 0; }
+  std::optional<Offset> end_offset(const std::string& topic, Partition partition) override {
+    const auto high = consumer_.high_watermark(topic, partition.value);
+    return high ? std::optional(Offset(*high)) : std::nullopt;
+  }
+  void report_offsets(const std::vector<kafka::PartitionStart>& offsets) override { consumer_.commit(offsets); }
+
+  void divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) override {
+    const std::string topic = record.topic + std::string(suffix);
+    if (!diverted_) diverted_.emplace(kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent));
+    kafka::create_topic(options_.kafka, kafka::TopicSpec{topic, 1, 1, {}});
+    diverted_->send(
+        kafka::OutgoingRecord{topic, std::nullopt, record.key, record.value, diverted_headers(record, reason)});
+    spdlog::warn("sink: {} [{}] offset {} -> {}: {}", record.topic, record.partition, record.offset, topic, reason);
+  }
+  void flush_diverted() override {
+    if (diverted_) diverted_->flush(kFlushTimeout);
+  }
+
+  std::vector<HistoryRecord> read_between(const std::string& topic, Partition partition, Offset from,
+                                          Offset to) override {
+    const auto records = kafka::read_range(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".replay", true},
+                                           {topic, partition.value, from.value}, to.value, std::chrono::minutes(5));
+    std::vector<HistoryRecord> history;
+    for (const kafka::ConsumedRecord& record : records) {
+      HistoryRecord& entry = history.emplace_back(HistoryRecord{header_map(record), std::nullopt});
+      if (!record.value) continue;
+      try {
+        entry.change = decoder_.change(*record.value);
+      } catch (const registry::RegistryError& error) {
+        if (error.http_status() != 404) throw;  // an outage: judge again later, never on partial knowledge
+      } catch (const Error&) {
+        // never applied: it does not hold the key
+      }
+    }
+    return history;
+  }
+
+ private:
+  const KafkaSinkOptions& options_;
+  kafka::Consumer consumer_;
+  std::optional<SinkReader> reader_;  // reads consumer_ (declared after it: stops first)
+  std::optional<kafka::Producer> diverted_;
+  RecordDecoder decoder_;  // for replays' judgement; the reader decodes the records read
+};
+
+class KafkaSlots final : public SlotSource {
+ public:
+  explicit KafkaSlots(kafka::GroupMembership membership) : membership_(std::move(membership)) {}
+  bool poll() override { return membership_.poll(); }
+  std::vector<std::int32_t> slots() const override { return {membership_.slots().begin(), membership_.slots().end()}; }
+
+ private:
+  kafka::GroupMembership membership_;
+};
+
+// Slot i is the i-th of the sorted topics: every sink of the group must read the same topics. The
+// slots topic's partition count checks their number; its first record, the list the first sink of
+// the group wrote there, checks the topics themselves.
+void check_group_topics(const KafkaSinkOptions& options, const std::string& slots_topic) {
+  const auto topics = static_cast<std::int32_t>(options.topics.size());
+  kafka::create_topic(options.kafka, kafka::TopicSpec{slots_topic, topics, options.replication_factor, {}});
+  if (const std::int32_t slots = kafka::partition_count(options.kafka, slots_topic); slots != topics) {
+    throw ConfigError(
+        fmt::format("sink: group {} shares {} topics ({} has {} partitions) but this sink reads {}: every "
+                    "sink of a group must read the same topics",
+                    options.group_id, slots, slots_topic, slots, topics));
+  }
+  const std::string list = nlohmann::json(options.topics).dump();  // sorted by KafkaSink
+  const auto first_list = [&] {
+    return kafka::read_range(kafka::ConsumerOptions{options.kafka, options.group_id + ".slots-check", true},
+                             {slots_topic, 0, 0}, 1, std::chrono::seconds(30));
+  };
+  std::vector<kafka::ConsumedRecord> first = first_list();
+  if (first.empty()) {  // the group's first sink; of two at once, the one written first counts
+    auto producer = kafka::Producer::create(options.kafka, kafka::ProducerMode::kIdempotent);
+    producer.send(kafka::OutgoingRecord{slots_topic, 0, std::string("topics"), list, {}});
+    producer.flush(kFlushTimeout);
+    first = first_list();
+  }
+  if (first.empty() || first.front().value != list) {
+    throw ConfigError(fmt::format(
+        "sink: group {} shares the topics {} (the first record of {}) but this sink reads {}: every sink of a "
+        "group must read the same topics",
+        options.group_id, first.empty() ? std::string("(unreadable)") : first.front().value.value_or(""), slots_topic,
+        list));
+  }
+}
+
+class KafkaEnvironment final : public SinkEnvironment {
+ public:
+  SinkClock& clock() override { return clock_; }
+  std::string process() override {
+    char name[256] = {};
+    const std::string host = ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : "unknown-host";
+    return fmt::format("{}/{}", host, ::getpid());
+  }
+  std::unique_ptr<SinkInput> connect(const KafkaSinkOptions& options) override {
+    return std::make_unique<KafkaInput>(options);
+  }
+  std::unique_ptr<SlotSource> join_group(const KafkaSinkOptions& options, const std::string& writer) override {
+    const std::string slots_topic = options.group_id + ".slots";
+    check_group_topics(options, slots_topic);
+    auto membership = kafka::GroupMembership::join(kafka::GroupMembershipOptions{
+        options.kafka, options.group_id + ".members", slots_topic, options.member_timeout, options.stall_timeout});
+    spdlog::info("sink: {} joined group {} sharing {} topics", writer, options.group_id, options.topics.size());
+    return std::make_unique<KafkaSlots>(std::move(membership));
+  }
+
+ private:
+  SystemClock clock_;
+};
+
+}  // namespace
+
+std::unique_ptr<SinkEnvironment> kafka_environment() { return std::make_unique<KafkaEnvironment>(); }
+
+}  // namespace binberg::sink

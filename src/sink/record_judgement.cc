@@ -1,0 +1,146 @@
+#include "sink/record_judgement.h"
+
+#include <fmt/format.h>
+
+#include "capture/source_position.h"
+#include "core/assert.h"
+#include "core/error.h"
+#include "envelope/change_envelope.h"
+#include "registry/registry_client.h"
+
+namespace binberg::sink {
+namespace {
+
+std::optional<std::string> header(const Headers& headers, std::string_view name) {
+  const auto it = headers.find(name);
+  return it == headers.end() ? std::nullopt : std::optional(it->second);
+}
+
+// The source position a record's kPositionHeader names ("<gtid> <file>:<pos>"), if it has one.
+std::optional<mysql::BinlogPosition> header_position(const Headers& headers) {
+  const auto it = headers.find(envelope::kPositionHeader);
+  if (it == headers.end()) return std::nullopt;
+  const std::string_view text = it->second;  // the GTID may be empty
+  const auto space = text.rfind(' ');
+  return parse_binlog_position(space == std::string_view::npos ? text : text.substr(space + 1));
+}
+
+}  // namespace
+
+RecordFacts RecordFacts::of(const ReadRecord& read) {
+  const Headers& headers = read.headers;
+  RecordFacts facts;
+  facts.partition = {read.record.topic, read.record.partition};
+  facts.txn.id = header(headers, envelope::kTransactionHeader).value_or("");
+  facts.txn.position = header_position(headers);
+  facts.txn.footprint = header(headers, envelope::kTransactionEndHeader);
+  facts.schema_change = headers.contains(envelope::kSchemaChangeHeader);
+  facts.replay_of = header(headers, kReplayOfHeader);
+  facts.key_change = header(headers, envelope::kKeyChangeHeader).value_or("");
+  return facts;
+}
+
+Coordinates coordinates_of(const ChangeEvent& event, const std::string& key_change) {
+  return Coordinates{mysql::BinlogPosition{event.source.file, event.source.end_pos}, event.source.row_index,
+                     key_change == "new" ? 1 : 0};
+}
+
+std::variant<ChangeEvent, std::string> take_change(ReadRecord& read) {
+  if (read.event) return std::move(*read.event);
+  const kafka::ConsumedRecord& record = read.record;
+  // The reader decodes every record at or past the offsets the tables need; those below are never judged.
+  BINBERG_ASSERT(read.event_error != nullptr, "{} [{}] offset {}: handed over undecoded", record.topic,
+                 record.partition, record.offset);
+  try {
+    std::rethrow_exception(read.event_error);
+  } catch (const registry::RegistryError& error) {
+    if (error.http_status() != 404) throw;  // the registry is unwell: retry, do not dead-letter
+    return fmt::format("unknown schema id: {}", error.what());
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& error) {
+    return std::string(error.what());
+  }
+}
+
+std::optional<std::string> key_problem(const ReadRecord& read, const ChangeEvent& event) {
+  if (event.schema->primary_key.empty()) return std::nullopt;
+  if (!read.record.key) return "the record has no key";
+  if (read.key) {
+    if (*read.key != primary_key_of(event)) return "the record's key is not its row's key";
+    return std::nullopt;
+  }
+  BINBERG_ASSERT(read.key_error != nullptr, "{} [{}] offset {}: key not decoded", read.record.topic,
+                 read.record.partition, read.record.offset);
+  try {
+    std::rethrow_exception(read.key_error);
+  } catch (const registry::RegistryError& error) {
+    if (error.http_status() != 404) throw;
+    return fmt::format("the key's schema is unknown: {}", error.what());
+  } catch (const Error& error) {
+    return fmt::format("the key does not decode: {}", error.what());
+  }
+  return std::nullopt;
+}
+
+SchemaChangeRecord parse_schema_change(const ReadRecord& read, const RecordFacts& facts) {
+  if (facts.txn.id.empty() || !facts.txn.position || !facts.txn.footprint) {
+    fail("it lacks its transaction, position or footprint header");
+  }
+  SchemaChangeRecord met;
+  met.change = tables::PublishedSchemaChange::parse(read.headers.find(envelope::kSchemaChangeHeader)->second);
+  for (const auto& [where, records] : envelope::parse_footprint(*facts.txn.footprint)) {
+    if (where.first == read.record.topic) met.partitions.insert(Partition(where.second));
+  }
+  if (!met.partitions.contains(Partition(read.record.partition))) fail("its footprint does not name its own partition");
+  met.txn = facts.txn.id;
+  met.position = *facts.txn.position;
+  const std::string& text = read.headers.find(envelope::kPositionHeader)->second;
+  met.gtid = text.substr(0, text.rfind(' '));
+  return met;
+}
+
+bool passed(const Progress& progress, const mysql::BinlogPosition& position) {
+  return (progress.last_txn_position && capture::compare_binlog(position, *progress.last_txn_position) <= 0) ||
+         (progress.last && capture::compare_binlog(position, progress.last->binlog) <= 0);
+}
+
+const char* to_string(ReplayVerdict verdict) {
+  switch (verdict) {
+    case ReplayVerdict::kApply:
+      return "applied";
+    case ReplayVerdict::kSuperseded:
+      return "superseded";
+    case ReplayVerdict::kDuplicate:
+      return "duplicate";
+  }
+  BINBERG_UNREACHABLE("replay verdict {}", static_cast<int>(verdict));
+}
+
+ReplayVerdict judge_replay(const std::vector<HistoryRecord>& between, const ChangeEvent& event,
+                           const RecordOrigin& origin) {
+  const RowImage key = primary_key_of(event);
+  const Coordinates at = coordinates_of(event, "");
+  bool superseded = false;
+  // The newest change the partition showed since the origin: a clean copy of the replayed change
+  // (an at-least-once source producing it again) was applied only if nothing as new came first.
+  std::optional<Coordinates> newest;
+  for (const HistoryRecord& other : between) {
+    if (const auto of = other.headers.find(kReplayOfHeader); of != other.headers.end()) {
+      if (of->second == origin.to_string()) return ReplayVerdict::kDuplicate;
+      continue;  // another dead letter's replay: older than the partition's changes around it
+    }
+    if (!other.change) continue;  // never applied: it does not hold the key
+    const ChangeEvent& change = *other.change;
+    const Coordinates coordinates =
+        coordinates_of(change, header(other.headers, envelope::kKeyChangeHeader).value_or(""));
+    if (change.event_id == event.event_id && (!newest || compare(*newest, at) < 0)) {
+      return ReplayVerdict::kDuplicate;  // its clean copy was applied
+    }
+    if (primary_key_of(change) == key && compare(coordinates, at) > 0) superseded = true;
+    if (!newest || compare(coordinates, *newest) > 0) newest = coordinates;
+  }
+  return superseded ? ReplayVerdict::kSuperseded : ReplayVerdict::kApply;
+}
+
+}  // namespace binberg::sink

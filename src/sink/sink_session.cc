@@ -1,0 +1,375 @@
+#include "sink/sink_session.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "capture/source_position.h"
+#include "core/assert.h"
+#include "core/failpoint.h"
+#include "iceberg/table_writer.h"
+#include "sink/kafka_sink.h"
+#include "sink/session_open.h"
+
+namespace binberg::sink {
+
+SinkSession::SinkSession(SinkContext context)
+    : sink_(context),
+      options_(context.options),
+      clock_(context.environment.clock()),
+      state_(options_.group_id, options_.rebuild.empty() ? SessionMode::kSink : SessionMode::kRebuild) {}
+
+void SinkSession::open() {
+  SessionOpening opening(sink_, state_, outputs_);
+  const auto existing = opening.existing_tables();
+  input_ = sink_.environment.connect(options_);
+  const Opening opened = opening.open_tables(existing, *input_);
+  if (opened == Opening::kStandby) return;  // until the group gives this sink a topic
+  if (opened == Opening::kSeeded) {
+    commit(CommitScope::kAll);  // the seed's rows and offsets, before anything read
+    for (auto& [topic, table] : state_.tables()) table.committed_at_open = table.committed;
+  }
+  opening.assign_partitions(*input_);
+  report_offsets();  // a rewound group shows where the tables are again
+  failpoint::hit("sink.after_open");
+}
+
+void SinkSession::handle(ReadRecord& read, Arrival arrival) {
+  const kafka::ConsumedRecord& record = read.record;
+  TableState& table = state_.table(record.topic);
+  const RecordFacts facts = RecordFacts::of(read);
+  const Route route = state_.route(table, read, facts, arrival, sink_.ownership);
+  if (route == Route::kPastRebuildTarget) return;
+  if (route == Route::kRedelivered) {
+    ++sink_.stats.redelivered_by_offset;
+    sink_.metrics.redelivered.counter({"offset"}).add();
+    if (state_.redelivered(facts.partition, Offset(record.offset))) {
+      spdlog::info("sink: read again up to the tables' offsets: {} records redelivered, none applied",
+                   sink_.stats.redelivered_by_offset);
+    }
+    return;
+  }
+  table.pending_since_ms.emplace(Partition(record.partition), record.timestamp_ms);  // the first not committed
+  switch (route) {
+    case Route::kHeld:  // behind a schema change not applied yet
+      return table.schema_change->held.push_back(std::move(read));
+    case Route::kAbandons: {
+      const std::string abandoned = *state_.transactions().abandoned_by(facts.partition, facts.txn);
+      sink_.ownership.abandon(abandoned);
+      throw AbandonedTransaction(fmt::format(
+          "{} [{}] offset {}: transaction {} was abandoned by its source; reading again from the committed offsets "
+          "without it",
+          record.topic, record.partition, record.offset, abandoned));
+    }
+    case Route::kWaits:
+      return state_.drain().wait(std::move(read));
+    default:
+      break;
+  }
+  ++sink_.stats.records;
+  sink_.metrics.records.add();
+  switch (route) {
+    case Route::kOfAbandoned:
+      return state_.advance(table, record);
+    case Route::kSchemaChange:
+      return meet_schema_change(table, read, facts);
+    case Route::kChange:
+      return handle_change(table, read, facts);
+    default:
+      BINBERG_UNREACHABLE("route {} of {} [{}] offset {}", static_cast<int>(route), record.topic, record.partition,
+                          record.offset);
+  }
+}
+
+void SinkSession::handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts) {
+  const kafka::ConsumedRecord& record = read.record;
+  std::variant<ChangeEvent, std::string> change = take_change(read);
+  if (const auto* reason = std::get_if<std::string>(&change)) {
+    dead_letter(record, *reason);
+    count(table, facts);
+    return state_.advance(table, record);
+  }
+  ChangeEvent& event = std::get<ChangeEvent>(change);
+  const ChangeAction action = state_.judge_change(table, facts, event);
+  switch (action.kind) {
+    case ChangeAction::Kind::kDeadLetter:
+      dead_letter(record, action.reason);
+      break;
+    case ChangeAction::Kind::kReplay:
+      replay(table, read, std::move(event), action.origin);
+      break;
+    case ChangeAction::Kind::kRedelivered:
+      ++sink_.stats.redelivered_by_position;
+      sink_.metrics.redelivered.counter({"position"}).add();
+      break;
+    case ChangeAction::Kind::kApply:
+      map_schema(table, event.schema, record);
+      if (const auto problem = key_problem(read, event)) {
+        quarantine(record, *problem);
+      } else {
+        apply(table, std::move(event), key_change_from(facts.key_change));
+        table.progress_of(Partition(record.partition)).last = action.coordinates;
+      }
+      count(table, facts);
+      break;
+  }
+  state_.advance(table, record);
+}
+
+void SinkSession::map_schema(TableState& table, const std::shared_ptr<const TableSchema>& schema,
+                             const kafka::ConsumedRecord& record) {
+  TableOutput& output = outputs_.at(table.topic);
+  if (!output.is_open()) {
+    output.open(schema, table.opened_at);
+    table.writing = true;
+  }
+  output.map(schema, record);
+}
+
+// Counts the record towards its transaction; the transaction is whole once its footprint is known
+// and every partition this sink reads holds the records the footprint lists.
+void SinkSession::count(TableState& table, const RecordFacts& facts) {
+  if (facts.txn.id.empty()) return;
+  state_.count(table, facts);
+  sink_.metrics.open_transactions.set(static_cast<double>(state_.transactions().size()));
+}
+
+void SinkSession::apply(TableState& table, ChangeEvent event, KeyChange key_change) {
+  state_.applied(table, event);
+  outputs_.at(table.topic).apply(std::move(event), key_change);
+  ++sink_.stats.applied;
+  sink_.metrics.applied.add();
+}
+
+// A replayed dead letter (kReplayOfHeader naming ORIGIN), outside every source transaction.
+void SinkSession::replay(TableState& table, const ReadRecord& read, ChangeEvent event, const RecordOrigin& origin) {
+  const kafka::ConsumedRecord& record = read.record;
+  map_schema(table, event.schema, record);
+  if (const auto problem = key_problem(read, event)) return quarantine(record, *problem);
+  const bool same_partition = origin.topic == record.topic && origin.partition == record.partition;
+  const auto between =
+      input_->read_between(record.topic, Partition(record.partition),
+                           same_partition ? Offset(origin.offset).next() : Offset(), Offset(record.offset));
+  const ReplayVerdict verdict = judge_replay(between, event, origin);
+  sink_.metrics.replays.counter({to_string(verdict)}).add();
+  spdlog::info("sink: {} [{}] offset {} replays {} (event {}): {}", record.topic, record.partition, record.offset,
+               origin.to_string(), event.event_id, to_string(verdict));
+  switch (verdict) {
+    case ReplayVerdict::kDuplicate:
+      ++sink_.stats.replays_duplicate;
+      return;
+    case ReplayVerdict::kSuperseded:  // the key holds a newer change: history only
+      ++sink_.stats.replays_superseded;
+      outputs_.at(table.topic).append_history(event);
+      return state_.appended_history(table);
+    case ReplayVerdict::kApply:
+      ++sink_.stats.replays_applied;
+      return apply(table, std::move(event), KeyChange::kNone);
+  }
+}
+
+void SinkSession::meet_schema_change(TableState& table, ReadRecord& read, const RecordFacts& facts) {
+  const kafka::ConsumedRecord& record = read.record;
+  std::optional<SchemaChangeRecord> statement;
+  try {
+    statement = parse_schema_change(read, facts);
+  } catch (const Error& error) {
+    dead_letter(record, fmt::format("malformed schema change record: {}", error.what()));
+    return state_.advance(table, record);
+  }
+  // Met again (an at-least-once source repeating itself, a rewind): the partition is past it.
+  if (passed(table.progress_of(Partition(record.partition)), statement->position)) {
+    ++sink_.stats.redelivered_by_position;
+    sink_.metrics.redelivered.counter({"position"}).add();
+    return state_.advance(table, record);
+  }
+  if (state_.meet(table, std::move(*statement), record)) apply_schema_change(table);
+}
+
+// What came before the statement is committed first (the table alone: its part of every
+// transaction before the statement is whole, since every partition passed them). The statement
+// then evolves the tables, as in path A (evolve_tables), in a commit of its own whose offsets pass
+// its records: the snapshot that first holds the statement is the first with the new schema, and
+// a crash before that commit meets it again. A statement the policy refuses stops the table before
+// it (TableStopped: the other tables go on), at every start, until the operator accepts it.
+void SinkSession::apply_schema_change(TableState& table) {
+  MetSchemaChange met = std::move(*table.schema_change);
+  table.schema_change.reset();
+  const SchemaChangeRecord& statement = met.statement;
+  TableOutput& output = outputs_.at(table.topic);
+  if (!output.is_open() && output.changelog_id()) {
+    output.open_recorded(table.opened_at);
+    table.writing = true;
+  }
+  if (output.is_open()) {
+    commit(CommitScope::kOneTable, &table);  // the changes before the statement, under the old schema
+    const std::string where = fmt::format("{} (transaction {}; topic {} offsets {})", statement.position.to_string(),
+                                          statement.txn, table.topic, offsets_json(met.offsets));
+    const auto& accepted_ones = options_.accepted_schema_changes;
+    const Acceptance acceptance =
+        std::find(accepted_ones.begin(), accepted_ones.end(), statement.txn) != accepted_ones.end()
+            ? Acceptance::kByOperator
+            : Acceptance::kByPolicy;
+    tables::EvolvedTables evolved;
+    try {
+      evolved = output.evolve(statement.change, acceptance);
+    } catch (const tables::SchemaChangeRefused& error) {
+      throw TableStopped(
+          table.topic,
+          fmt::format("table {}: schema change at {} refused: {}. binberg sink stops writing the table before it, so "
+                      "nothing is lost, and goes on with the other tables; the table stays at offsets {}. Accept the "
+                      "change with binberg sink --accept-schema-change {} (docs/schema-evolution.md). Statement: {}",
+                      output.changelog_id()->to_string(), where, error.what(), progress_json(table.committed),
+                      statement.txn, statement.change.statement.substr(0, 300)));
+    }
+    if (acceptance == Acceptance::kByOperator) {
+      spdlog::warn("sink: table {}: applying schema change at {} as accepted by the operator", table.topic, where);
+    }
+    spdlog::info("sink: table {}: schema change at {} applied{}", output.changelog_id()->to_string(), where,
+                 evolved.filled_rows == 0
+                     ? ""
+                     : fmt::format("; {} existing rows given the added columns' values", evolved.filled_rows));
+  }
+  // Without tables yet there is nothing to evolve: the first change makes them with its schema.
+  state_.schema_change_applied(table, met);
+  if (output.is_open()) {
+    table.dirty = true;
+    failpoint::hit("sink.before_schema_commit");
+    commit(CommitScope::kOneTable, &table, fmt::format("sink:{}:schema:{}", options_.group_id, statement.txn));
+  }
+  ++sink_.stats.schema_changes;
+  sink_.metrics.schema_changes.add();
+  for (ReadRecord& held : met.held) handle(held, Arrival::kHandedBack);
+}
+
+void SinkSession::dead_letter(const kafka::ConsumedRecord& record, const std::string& reason) {
+  input_->divert(record, kDeadLetterSuffix, reason);
+  ++sink_.stats.dead_letters;
+  sink_.metrics.dead_letters.add();
+}
+
+void SinkSession::quarantine(const kafka::ConsumedRecord& record, const std::string& reason) {
+  input_->divert(record, kQuarantineSuffix, reason);
+  ++sink_.stats.quarantined;
+  sink_.metrics.quarantined.add();
+}
+
+void SinkSession::commit(CommitScope scope, TableState* only, std::string commit_id) {
+  state_.check_cut(scope, only);
+  const auto started = clock_.now();
+  std::vector<iceberg::TableWriter*> writers;
+  std::vector<iceberg::PreparedCommit> prepared;
+  std::vector<std::pair<TableState*, PositionClaim>> committed;
+  input_->flush_diverted();  // dead letters are safe before the offsets move past them (invariant 4)
+  if (commit_id.empty()) {
+    commit_id = fmt::format("sink:{}:{}-{}", options_.group_id, clock_.unix_millis(), state_.next_commit_sequence());
+  }
+  for (auto& [topic, table] : state_.tables()) {
+    if (!table.writing || (only != nullptr && &table != only)) continue;  // no table yet to hold offsets
+    // Every snapshot committed while the table is caught up claims its position, a rewrite of
+    // older keys (a replay) included; one that only claims is committed when none does yet.
+    const PositionClaim claim = state_.claimable(table) ? PositionClaim::kClaimed : PositionClaim::kNone;
+    if (!state_.has_news(table)) continue;
+    outputs_.at(topic).prepare(commit_id, state_.summary(table, sink_.ownership.writer(), claim), clock_.unix_millis(),
+                               writers, prepared);
+    committed.emplace_back(&table, claim);
+  }
+  if (writers.empty()) return state_.commit_done(scope);
+  failpoint::hit("sink.before_commit");
+  const auto prepared_at = clock_.now();
+  iceberg::commit_tables(sink_.catalog, writers, prepared);
+  failpoint::hit("sink.after_commit");
+  spdlog::debug("sink: committed {} changes to {} tables: files {} ms, catalog {} ms", state_.pending_changes(),
+                committed.size(), std::chrono::duration_cast<std::chrono::milliseconds>(prepared_at - started).count(),
+                std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - prepared_at).count());
+  for (const auto& [table, claim] : committed) {
+    state_.committed(*table, claim);
+    sink_.ownership.committed(table->topic, table->epoch);
+  }
+  report_offsets();
+  ++sink_.stats.commits;
+  sink_.metrics.commits.add();
+  state_.commit_done(scope);
+}
+
+void SinkSession::update_lag() {
+  sink_.metrics.report_lag(state_, *input_, clock_.unix_millis(),
+                           reading_ ? std::optional(input_->queued()) : std::nullopt);  // none yet while opening
+}
+
+// For monitoring only (kafka-consumer-groups shows the lag); a start reads the tables' offsets.
+void SinkSession::report_offsets() {
+  std::vector<kafka::PartitionStart> offsets;
+  for (const auto& [topic, table] : state_.tables()) {
+    for (const auto& [partition, progress] : table.committed) {
+      offsets.push_back(kafka::PartitionStart{topic, partition.value, progress.next_offset.value});
+    }
+  }
+  update_lag();
+  if (offsets.empty()) return;
+  try {
+    input_->report_offsets(offsets);
+  } catch (const Error& error) {
+    spdlog::warn("sink: {} (the tables hold the offsets; only monitoring misses them)", error.what());
+  }
+}
+
+void SinkSession::run(const std::function<bool()>& stop) {
+  open();
+  input_->start_reading(state_.rereading());
+  reading_ = true;
+  auto last_commit = clock_.now(), last_lag = clock_.now(), draining_since = clock_.now();
+  bool stop_requested = false, stopping = false;
+  Drain& drain = state_.drain();
+  for (;;) {
+    // stop() is asked every time round (scale-out serves the group's callbacks in it, draining too).
+    stop_requested = stop() || stop_requested || state_.finished();
+    // A drain begins only once the records that waited through the last one are handled again:
+    // during a drain they stay where they are, so an open transaction with a record among them
+    // would never end. (They are handled one per round, without reading: this takes little time.)
+    if (!stopping && stop_requested && !drain.anything_waits()) {
+      stopping = true;
+      state_.begin_drain();
+      draining_since = clock_.now();
+    }
+    if (drain.anything_waits() && !drain.draining()) {
+      ReadRecord read = drain.take();
+      handle(read, Arrival::kHandedBack);
+    } else if (std::optional<ReadItem> item = input_->next(options_.poll_timeout)) {
+      if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
+        state_.at_end({end->topic, end->partition});
+      } else {
+        ReadRecord& read = std::get<ReadRecord>(*item);
+        state_.read_in({read.record.topic, read.record.partition});
+        handle(read, Arrival::kRead);
+      }
+    }
+    if (clock_.now() - last_lag >= std::chrono::seconds(1)) {
+      update_lag();
+      last_lag = clock_.now();
+    }
+    if (state_.commit_due(clock_.now() - last_commit, options_.commit.max_events, options_.commit.interval)) {
+      state_.begin_drain();
+      draining_since = clock_.now();
+    }
+    if (drain.draining() && state_.transactions().whole()) {
+      commit(CommitScope::kAll);
+      last_commit = clock_.now();
+      drain.end();
+      if (stopping) {
+        sink_.stats.rebuilt = state_.finished();
+        return;
+      }
+    } else if (drain.draining() && clock_.now() - draining_since >= std::chrono::seconds(30)) {
+      spdlog::warn("sink: waiting {} s for {} transactions to arrive whole (first: {})",
+                   std::chrono::duration_cast<std::chrono::seconds>(clock_.now() - draining_since).count(),
+                   state_.transactions().size(), state_.transactions().first());
+      if (stopping) return;  // what is not whole is read again at the next start
+      draining_since = clock_.now();
+    }
+  }
+}
+
+}  // namespace binberg::sink

@@ -1,0 +1,104 @@
+#include "sink/transactions.h"
+
+#include "capture/source_position.h"
+#include "core/assert.h"
+
+namespace binberg::sink {
+
+std::optional<envelope::Footprint> OpenTransactions::count(const envelope::TopicPartition& partition,
+                                                           const TransactionMark& mark, const Concerns& concerns) {
+  BINBERG_ASSERT(!mark.id.empty(), "{} [{}]: a record without a transaction is not counted", partition.first,
+                 partition.second);
+  current_[partition] = Current{mark.id, mark.footprint.has_value()};
+  Open& txn = open_[mark.id];
+  if (mark.position) txn.position = *mark.position;
+  ++txn.counted[partition];
+  if (mark.footprint.has_value()) {
+    envelope::Footprint footprint;
+    for (const auto& [where, records] : envelope::parse_footprint(*mark.footprint)) {
+      if (concerns(where, mark.id, txn.position)) footprint.emplace(where, records);
+    }
+    txn.footprint = std::move(footprint);
+  }
+  if (!txn.footprint || txn.counted != *txn.footprint) return std::nullopt;
+  std::optional<envelope::Footprint> whole = std::move(txn.footprint);
+  open_.erase(mark.id);
+  return whole;
+}
+
+void OpenTransactions::end_in(const envelope::TopicPartition& partition, const std::string& txn_id) {
+  current_[partition] = Current{txn_id, true};
+}
+
+std::optional<std::string> OpenTransactions::abandoned_by(const envelope::TopicPartition& partition,
+                                                          const TransactionMark& mark) const {
+  if (mark.id.empty() || !mark.position) return std::nullopt;
+  const auto current = current_.find(partition);
+  if (current == current_.end() || current->second.ended || current->second.id.empty() ||
+      current->second.id == mark.id) {
+    return std::nullopt;
+  }
+  const auto open = open_.find(current->second.id);
+  if (open == open_.end()) return std::nullopt;
+  // A source that starts over after an unended snapshot takes a new one before anything else; other
+  // transactions are newer by position (an older one is a redelivery, produced again first).
+  const bool snapshot_replaced = current->second.id.starts_with("snapshot:");
+  if (!snapshot_replaced && capture::compare_binlog(*mark.position, open->second.position) <= 0) return std::nullopt;
+  return current->second.id;
+}
+
+const std::string& OpenTransactions::first() const {
+  BINBERG_ASSERT(!open_.empty(), "no open transaction");
+  return open_.begin()->first;
+}
+
+mysql::BinlogPosition OpenTransactions::horizon() const {
+  mysql::BinlogPosition horizon{"", 4};
+  for (const auto& [id, txn] : open_) {
+    if (horizon.file.empty() || capture::compare_binlog(txn.position, horizon) > 0) horizon = txn.position;
+  }
+  return horizon;
+}
+
+bool OpenTransactions::partly_in(const std::string& topic) const {
+  for (const auto& [id, txn] : open_) {
+    for (const auto& [where, records] : txn.counted) {
+      if (where.first != topic) continue;
+      if (!txn.footprint) return true;
+      const auto listed = txn.footprint->find(where);
+      if (listed != txn.footprint->end() && records < listed->second) return true;
+    }
+  }
+  return false;
+}
+
+void Drain::begin(const OpenTransactions& open) {
+  draining_ = true;  // a stop during a drain begins it again, at the open transactions' horizon now
+  horizon_ = open.horizon();
+}
+
+bool Drain::waits(const envelope::TopicPartition& partition, const TransactionMark& mark,
+                  const OpenTransactions& open) const {
+  if (!draining_) return false;
+  if (waiting_in(partition)) return true;  // everything behind a waiting record waits
+  if (!mark.id.empty() && open.contains(mark.id)) return false;
+  return !mark.position || horizon_.file.empty() || capture::compare_binlog(*mark.position, horizon_) > 0;
+}
+
+void Drain::wait(ReadRecord read) {
+  BINBERG_ASSERT(draining_, "{} [{}] offset {} waits while nothing drains", read.record.topic, read.record.partition,
+                 read.record.offset);
+  waiting_partitions_.emplace(read.record.topic, read.record.partition);
+  waiting_.push_back(std::move(read));
+}
+
+ReadRecord Drain::take() {
+  BINBERG_ASSERT(!draining_ && !waiting_.empty(), "a waiting record is taken back while draining ({}) or none waits",
+                 draining_);
+  ReadRecord read = std::move(waiting_.front());
+  waiting_.pop_front();
+  if (waiting_.empty()) waiting_partitions_.clear();
+  return read;
+}
+
+}  // namespace binberg::sink

@@ -1,0 +1,164 @@
+// The pure parts of the sink's state machine, each on its own; the simulation
+// (sink_simulation_test.cc) runs them together.
+
+#include <gtest/gtest.h>
+
+#include "envelope/change_envelope.h"
+#include "envelope/transaction_footprint.h"
+#include "sink/ownership.h"
+#include "sink/progress.h"
+#include "sink/record_judgement.h"
+#include "sink/session_state.h"
+#include "sink/transactions.h"
+
+namespace binberg::sink {
+namespace {
+
+const mysql::BinlogPosition kAt100{"bin.000001", 100}, kAt200{"bin.000001", 200};
+
+TransactionMark mark(std::string id, const mysql::BinlogPosition& position,
+                     std::optional<std::string> footprint = std::nullopt) {
+  return TransactionMark{std::move(id), position, std::move(footprint)};
+}
+
+const OpenTransactions::Concerns kEveryPartition = [](const auto&, const auto&, const auto&) { return true; };
+
+TEST(ProgressTest, TheOffsetsATableRecordsKeepTheirFormByteForByte) {
+  PartitionProgress progress;
+  progress[Partition(0)].next_offset = Offset(5);
+  progress[Partition(0)].last = Coordinates{kAt100, 1, 1};
+  progress[Partition(0)].last_txn = "0-1-1";
+  progress[Partition(0)].last_txn_position = kAt100;
+  progress[Partition(10)].next_offset = Offset(3);
+  progress[Partition(2)].next_offset = Offset(7);
+  const std::string json =
+      R"({"0":{"last":"bin.000001:100#1/new","last_txn":"0-1-1","last_txn_position":"bin.000001:100","next_offset":5},)"
+      R"("10":{"next_offset":3},"2":{"next_offset":7}})";
+  EXPECT_EQ(progress_json(progress), json);
+  EXPECT_EQ(progress_json(parse_progress(json, "test")), json);
+  EXPECT_EQ(sink_next_offsets(json, "test").at(Partition(10)), Offset(3));
+  EXPECT_THROW(parse_progress(R"({"0":{"next_offset":"five"}})", "table db.t"), Error);
+}
+
+TEST(OwnershipTest, ASinkClaimsATableAtTheNextEpochHoldsItThereAndIsFencedByANewerOne) {
+  Ownership ownership({"a", "b"}, "sink-1", Scaling::kAlone);
+  EXPECT_TRUE(ownership.writes("a"));
+  const Claim claim = ownership.judge("a", Epoch(3), "sink-0");
+  EXPECT_EQ(claim.kind, Claim::Kind::kClaim);
+  EXPECT_EQ(claim.epoch, Epoch(4));
+  ownership.committed("a", claim.epoch);
+  EXPECT_EQ(ownership.judge("a", Epoch(4), "sink-1").kind, Claim::Kind::kHold);
+  EXPECT_EQ(ownership.judge("a", Epoch(5), "sink-2").kind, Claim::Kind::kFenced);
+  EXPECT_EQ(ownership.judge("a", Epoch(4), "sink-2").kind, Claim::Kind::kFenced) << "same epoch, other writer";
+}
+
+TEST(OwnershipTest, AFencedSharedTableIsClaimedAgainOnceItsFenceEnds) {
+  Ownership ownership({"a", "b"}, "sink-1", Scaling::kShared);
+  EXPECT_TRUE(ownership.assign({1}));
+  EXPECT_FALSE(ownership.assign({1})) << "nothing changed";
+  ownership.committed("b", Epoch(1));
+  const auto now = std::chrono::steady_clock::time_point(std::chrono::hours(1));
+  ownership.fence("b", now + std::chrono::seconds(10));
+  EXPECT_FALSE(ownership.writes("b"));
+  EXPECT_FALSE(ownership.lift_fences(now));
+  EXPECT_TRUE(ownership.lift_fences(now + std::chrono::seconds(10)));
+  EXPECT_EQ(ownership.judge("b", Epoch(2), "sink-2").kind, Claim::Kind::kClaim);
+}
+
+TEST(OwnershipDeathTest, AWriterEpochNeverGoesBack) {
+  Ownership ownership({"a"}, "sink-1", Scaling::kAlone);
+  ownership.committed("a", Epoch(4));
+  EXPECT_DEATH(ownership.committed("a", Epoch(3)), "committed at writer epoch 3 after holding it at 4");
+}
+
+TEST(OpenTransactionsTest, ATransactionIsWholeOnceEveryPartitionHoldsWhatItsFootprintLists) {
+  OpenTransactions open;
+  const std::string footprint = envelope::format_footprint({{{"t", 0}, 2}, {{"t", 1}, 1}});
+  EXPECT_FALSE(open.count({"t", 0}, mark("x", kAt100), kEveryPartition));
+  EXPECT_FALSE(open.count({"t", 1}, mark("x", kAt100, footprint), kEveryPartition));
+  EXPECT_TRUE(open.partly_in("t"));
+  EXPECT_FALSE(open.whole());
+  EXPECT_TRUE(open.count({"t", 0}, mark("x", kAt100, footprint), kEveryPartition));
+  EXPECT_TRUE(open.whole());
+}
+
+TEST(OpenTransactionsTest, ANewerTransactionBehindOneThatNeverEndedInItsPartitionAbandonsIt) {
+  OpenTransactions open;
+  open.count({"t", 0}, mark("x", kAt100), kEveryPartition);
+  EXPECT_EQ(open.abandoned_by({"t", 0}, mark("x", kAt100)), std::nullopt) << "its own record";
+  EXPECT_EQ(open.abandoned_by({"t", 0}, mark("w", {"bin.000001", 50})), std::nullopt) << "an older one: a redelivery";
+  EXPECT_EQ(open.abandoned_by({"t", 1}, mark("y", kAt200)), std::nullopt) << "another partition";
+  EXPECT_EQ(open.abandoned_by({"t", 0}, mark("y", kAt200)), "x");
+}
+
+TEST(DrainTest, WhileDrainingANewerTransactionWaitsAndEverythingBehindIt) {
+  OpenTransactions open;
+  open.count({"t", 0}, mark("x", kAt200), kEveryPartition);
+  Drain drain;
+  EXPECT_FALSE(drain.waits({"t", 1}, mark("y", {"bin.000001", 300}), open)) << "not draining";
+  drain.begin(open);
+  EXPECT_FALSE(drain.waits({"t", 1}, mark("x", kAt200), open)) << "an open one is let in";
+  EXPECT_FALSE(drain.waits({"t", 1}, mark("w", kAt100), open)) << "an older one is let in";
+  EXPECT_TRUE(drain.waits({"t", 1}, mark("y", {"bin.000001", 300}), open));
+  ReadRecord read;
+  read.record.topic = "t";
+  read.record.partition = 1;
+  drain.wait(std::move(read));
+  EXPECT_TRUE(drain.waits({"t", 1}, mark("w", kAt100), open)) << "behind a waiting record";
+  drain.end();
+  EXPECT_EQ(drain.take().record.partition, 1);
+  EXPECT_FALSE(drain.anything_waits());
+}
+
+ChangeEvent change_of(std::int64_t key, std::uint64_t position, std::string event_id) {
+  auto schema = std::make_shared<TableSchema>();
+  schema->database = "db";
+  schema->table = "t";
+  schema->columns.resize(1);
+  schema->columns[0].name = "id";
+  schema->primary_key = {0};
+  ChangeEvent event;
+  event.op = Op::kCreate;
+  event.schema = schema;
+  event.after = RowImage{Value(key)};
+  event.source.file = "bin.000001";
+  event.source.end_pos = position;
+  event.event_id = std::move(event_id);
+  return event;
+}
+
+TEST(ReplayJudgementTest, ARepeatIsADuplicateANewerChangeOfItsKeySupersedesItElseItApplies) {
+  const RecordOrigin origin{"t", 0, 3};
+  const ChangeEvent replayed = change_of(7, 100, "e1");
+  const HistoryRecord other_key{{}, change_of(8, 300, "e2")}, same_key_later{{}, change_of(7, 300, "e3")};
+  const HistoryRecord undecodable{{}, std::nullopt};
+  const HistoryRecord replayed_before{{{std::string(kReplayOfHeader), origin.to_string()}}, change_of(7, 100, "e1")};
+  EXPECT_EQ(judge_replay({other_key, undecodable}, replayed, origin), ReplayVerdict::kApply);
+  EXPECT_EQ(judge_replay({other_key, same_key_later}, replayed, origin), ReplayVerdict::kSuperseded);
+  EXPECT_EQ(judge_replay({replayed_before, same_key_later}, replayed, origin), ReplayVerdict::kDuplicate);
+  EXPECT_EQ(judge_replay({HistoryRecord{{}, change_of(7, 100, "e1")}}, replayed, origin), ReplayVerdict::kDuplicate)
+      << "its clean copy was applied";
+}
+
+TEST(SessionStateDeathTest, APartitionsOffsetNeverMovesBack) {
+  SessionState state("group", SessionMode::kSink);
+  TableState& table = state.add_table("t");
+  kafka::ConsumedRecord record;
+  record.topic = "t";
+  record.offset = 9;
+  state.advance(table, record);
+  EXPECT_EQ(table.progress.at(Partition(0)).next_offset, Offset(10));
+  record.offset = 4;
+  EXPECT_DEATH(state.advance(table, record), "the next offset moves back from 10 to 5");
+}
+
+TEST(SessionStateDeathTest, ACommitIsNeverCutInTheMiddleOfATransaction) {
+  SessionState state("group", SessionMode::kSink);
+  state.add_table("t");
+  state.check_cut(CommitScope::kAll, nullptr);
+  state.transactions().count({"t", 0}, mark("x", kAt100), kEveryPartition);
+  EXPECT_DEATH(state.check_cut(CommitScope::kAll, nullptr), "a commit is cut while transaction x is open");
+}
+
+}  // namespace
+}  // namespace binberg::sink

@@ -1,0 +1,163 @@
+#pragma once
+
+// Deterministic simulation, after TigerBeetle's VOPR and FoundationDB's simulation workloads: one
+// seed drives every choice a run makes (the stream it feeds, the faults, the clock), the
+// invariants are checked after every step against what a real catalog holds, and a failure prints
+// the one command that replays its seed. The pieces here are shared by the simulations of binberg's
+// pipelines (tests/sink/sink_simulation_test.cc; the replicator's apply/commit loop next).
+//
+//   TEST(SinkSimulation, ...) {
+//     binberg::testing::run_seeds(1'000, [](std::uint64_t seed) { ... SimRandom random(seed); ... });
+//   }
+//
+// BINBERG_SIMULATION_SEED=N replays seed N alone; BINBERG_SIMULATION_SEEDS=N runs N seeds (from
+// BINBERG_SIMULATION_FIRST_SEED, default 1) instead of the test's default count.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "iceberg/arrow_rows.h"
+#include "iceberg/catalog.h"
+#include "support/temp_dir.h"
+
+namespace binberg::testing {
+
+// A seeded generator (splitmix64 seeding xoshiro256**) that gives the same numbers on every
+// platform and standard library; <random>'s distributions are not specified exactly.
+class SimRandom {
+ public:
+  explicit SimRandom(std::uint64_t seed);
+
+  std::uint64_t next();
+  std::uint64_t below(std::uint64_t bound);                   // [0, bound); bound > 0
+  std::int64_t between(std::int64_t low, std::int64_t high);  // [low, high]
+  bool one_in(std::uint64_t n) { return below(n) == 0; }
+  bool percent(std::uint64_t chance) { return below(100) < chance; }
+  template <typename T>
+  const T& pick(const std::vector<T>& items) {
+    return items.at(below(items.size()));
+  }
+
+ private:
+  std::uint64_t state_[4];
+};
+
+// Simulated time: the steady clock and the wall clock move only when the simulation moves them.
+class SimClock {
+ public:
+  static constexpr std::int64_t kStartUnixMillis = 1'750'000'000'000;
+
+  std::chrono::steady_clock::time_point now() const { return std::chrono::steady_clock::time_point(elapsed_); }
+  std::int64_t unix_millis() const {
+    return kStartUnixMillis + std::chrono::duration_cast<std::chrono::milliseconds>(elapsed_).count();
+  }
+  void advance(std::chrono::milliseconds duration) { elapsed_ += duration; }
+
+ private:
+  std::chrono::steady_clock::duration elapsed_{std::chrono::hours(1)};
+};
+
+// The command that replays SEED of the test running now: its binary, its gtest filter and
+// BINBERG_SIMULATION_SEED.
+std::string replay_command(std::uint64_t seed);
+
+// Runs RUN for each seed this test is to run (DEFAULT_COUNT unless the environment says otherwise,
+// see above) and stops at the first that fails — a gtest failure or an exception — printing the
+// seed and the command that replays it. While a seed runs, a broken assertion (core/assert.h)
+// prints the same command before the process aborts.
+void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64_t seed)>& run);
+
+// A failed invariant of a simulation: thrown by check(), it ends the seed (run_seeds reports it).
+class InvariantBroken : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <typename... Args>
+void check(bool holds, fmt::format_string<Args...> format, Args&&... args) {
+  if (!holds) throw InvariantBroken(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// A real SQLite catalog in a fresh temporary folder, removed with it: in memory (/dev/shm) where
+// there is one, so the thousands of commits of a simulation do not wait for a disk's syncs.
+class SimCatalog {
+ public:
+  SimCatalog();
+  ~SimCatalog();
+  iceberg::Catalog& catalog();
+  const iceberg::CatalogOptions& options() const { return options_; }
+  // Changes made through catalog() so far (tables created or dropped, commits): a check reads the
+  // tables again only when this moved.
+  std::uint64_t changes() const;
+
+ private:
+  class Counting;
+  TempDir dir_;
+  iceberg::CatalogOptions options_;
+  std::unique_ptr<Counting> catalog_;
+};
+
+// One changelog row as the invariant checks read it (tables/table_mapping.h's changelog columns).
+struct ChangelogRow {
+  std::string event_id;
+  char op = 'c';
+  std::string gtid, binlog_file;
+  std::int64_t binlog_pos = 0;
+  std::int32_t row_index = 0;
+  iceberg::Row after, before;  // the watched source columns of each image (nulls when it has none)
+};
+
+// A snapshot of a table pair the checks have not seen before.
+struct ObservedSnapshot {
+  std::int64_t snapshot_id = 0;
+  std::map<std::string, std::string> summary;
+  std::vector<ChangelogRow> added;  // changelog rows this snapshot added (the changelog is append-only)
+};
+
+// Watches the current snapshots of a changelog and its current-state table in a real catalog and
+// reads, once each, what every new snapshot of the changelog added; the current state is read
+// whole. Shared by the simulations: both paths write the same tables (tables/table_pair.h). Rows
+// are read as the source COLUMNS they watch (by name: the tables' schemas may evolve).
+class TableWatch {
+ public:
+  TableWatch(iceberg::Catalog& catalog, iceberg::TableIdentifier changelog, iceberg::TableIdentifier state,
+             std::vector<std::string> columns);
+
+  // The changelog's current snapshot when it is one not seen yet (rows it added read from the
+  // data files not seen before); nullopt when it did not move. A snapshot that no longer descends
+  // from the last one seen breaks an invariant (a table never moves back).
+  std::optional<ObservedSnapshot> next();
+  // The current-state table as it is now: its current snapshot's summary (empty: none yet) and
+  // rows; nullopt when there is no such table.
+  struct State {
+    std::map<std::string, std::string> summary;
+    std::vector<iceberg::Row> rows;
+  };
+  std::optional<State> state();
+  const iceberg::TableIdentifier& changelog() const { return changelog_; }
+
+ private:
+  std::optional<std::string> location(const iceberg::TableIdentifier& table);
+
+  iceberg::Catalog& catalog_;
+  const iceberg::TableIdentifier changelog_, state_;
+  const std::vector<std::string> columns_;
+  std::optional<std::string> last_location_;
+  std::optional<std::int64_t> last_snapshot_;
+  std::set<std::string> seen_files_;
+};
+
+// Literals of rows as text (for messages and comparisons).
+std::string to_string(const iceberg::Row& row);
+
+}  // namespace binberg::testing
