@@ -2,14 +2,17 @@
 // what each proves and what it does not.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <functional>
 
 #include "core/error.h"
+#include "drill/checks.h"
 #include "drill/drill.h"
 #include "drill/drill_run.h"
+#include "drill/paths.h"
 #include "drill/pipeline.h"
 #include "drill/signals.h"
 #include "drill/workload.h"
@@ -23,7 +26,6 @@ using evidence::Comparison;
 using evidence::Phase;
 
 constexpr std::chrono::seconds kStepTimeout{120};   // a step that takes longer aborts the drill
-constexpr double kRecoveryThresholdSeconds = 30;    // the check; the goal is 5 s (docs/drills.md)
 constexpr std::size_t kSnapshotsBetweenFaults = 3;  // committed progress between two faults
 
 std::uint64_t initial_rows(const DrillRun& run) { return run.options().size == DrillSize::kQuick ? 500 : 5'000; }
@@ -32,61 +34,13 @@ std::string exit_text(int status) {
   return status < 0 ? fmt::format("killed by signal {}", -status) : fmt::format("exit status {}", status);
 }
 
-// One fault, timed from the system's signals.
-struct FaultTimes {
-  std::int64_t inject_ms = 0, detect_ms = 0, recover_ms = 0;
-  // When a killed service (MariaDB, the broker) served again: binberg's recovery is counted from
-  // there, the service's own restart is not binberg's. 0 when the fault was a binberg process.
-  std::int64_t service_back_ms = 0;
-  bool detected = false;  // the signal the drill expects came (e.g. the exit status of a SIGKILL)
-
-  // Seconds binberg took to recover: from the fault, or from its service's return.
-  double recovery_seconds() const {
-    return static_cast<double>(recover_ms - std::max(inject_ms, service_back_ms)) / 1000;
-  }
-};
-
-// What every fault drill ends with: how many faults were seen, how long recovery took.
-void check_recoveries(DrillRun& run, const std::vector<FaultTimes>& faults, std::size_t planned) {
-  evidence::Series& series = run.record().samples["recovery_seconds"];
-  series.unit = "s";
-  series.description = "inject (or the killed service serving again) to recovered, per fault";
-  std::vector<double> seconds;
-  std::size_t detected = 0;
-  for (const FaultTimes& fault : faults) {
-    detected += fault.detected ? 1 : 0;
-    seconds.push_back(fault.recovery_seconds());
-    series.points.emplace_back(fault.inject_ms, seconds.back());
-  }
-  run.check(Check::compare("faults_detected", detected, Comparison::kEqual, planned,
-                           fmt::format("{} faults injected", faults.size())));
-  if (seconds.empty()) {
-    run.check(
-        Check::skipped("max_recovery_seconds", kRecoveryThresholdSeconds, Comparison::kAtMost, "no fault recovered"));
-    return;
-  }
-  std::sort(seconds.begin(), seconds.end());
-  run.record().recovery_seconds = seconds.back();
-  run.check(Check::compare(
-      "max_recovery_seconds", seconds.back(), Comparison::kAtMost, kRecoveryThresholdSeconds,
-      fmt::format("median {:.2f} s over {} faults; goal 5 s", seconds[seconds.size() / 2], seconds.size())));
-}
-
 // How long a workload phase lasts: long enough for the faults to land while the generator runs.
 std::chrono::seconds workload_spread(std::size_t rounds) {
   return std::chrono::seconds(std::max<std::size_t>(10, 3 * rounds));
 }
 
 // A fault: injects, detects, recovers, and says when each happened.
-using Fault = std::function<FaultTimes(DrillRun&, Pipeline&, Workload&, std::size_t round)>;
-
-// Makes the drill's pipeline over the workload's tables.
-using MakePipeline = std::function<std::unique_ptr<Pipeline>(DrillRun&, const Workload&)>;
-
-template <typename Path>
-std::unique_ptr<Pipeline> make(DrillRun& run, const Workload& workload) {
-  return std::make_unique<Path>(run, workload);
-}
+using Fault = std::function<FaultTimes(DrillRun&, Paths&, Workload&, std::size_t round)>;
 
 // When a drill injects its next fault.
 enum class FaultGate {
@@ -94,15 +48,14 @@ enum class FaultGate {
   kByItself,           // the fault comes by itself (an armed failpoint): the drill waits for it
 };
 
-// The skeleton of the drills: tables loaded, the pipeline started (ENVIRONMENT) and through its
+// The skeleton of the drills: tables loaded, the pipelines started (ENVIRONMENT) and through their
 // initial copy, the workload running; ROUNDS faults, each at GATE; the workload finished; then verify.
-void under_faults(DrillRun& run, const MakePipeline& make_pipeline, std::size_t rounds, FaultGate gate,
-                  const Fault& fault, const Environment& environment = {}) {
+void under_faults(DrillRun& run, PathChoice choice, std::size_t rounds, FaultGate gate, const Fault& fault,
+                  const Environment& environment = {}) {
   Workload workload(run, initial_rows(run));
-  const std::unique_ptr<Pipeline> pipeline = make_pipeline(run, workload);
-  Pipeline& path = *pipeline;
+  Paths path(run, workload, choice);
   run.mark(Phase::kStart, "drill",
-           fmt::format("{} tables loaded, path {} starting", workload.tables().size(), path.path()), unix_ms());
+           fmt::format("{} tables loaded, path {} starting", workload.tables().size(), path.names()), unix_ms());
   path.start(environment);
   run.wait_for("the initial copy", kStepTimeout, [&] { return path.committed_snapshots() > 0; });
   workload.start(run.options().workload_events(), workload_spread(rounds));
@@ -123,15 +76,21 @@ void under_faults(DrillRun& run, const MakePipeline& make_pipeline, std::size_t 
                            result.error.empty() ? fmt::format("{} generator row events, {} transfers ({} row events)",
                                                               result.events, result.transfers, result.transfer_events)
                                                 : result.error));
-  check_recoveries(run, faults, rounds);
+  if (rounds > 0) {  // a drill without faults (parity) has no recovery to judge
+    RecoveryFindings recoveries = judge_recoveries(faults, rounds);
+    run.record().samples["recovery_seconds"] = std::move(recoveries.series);
+    run.record().recovery_seconds = recoveries.worst_seconds;
+    for (Check& check : recoveries.checks) run.check(std::move(check));
+  }
   path.verify(workload);
 }
 
 // SIGKILLs the pipeline's process NAME and starts it again; recovered once the tables hold what
 // the source held at the kill.
 Fault kill_and_restart(const std::string& name) {
-  return [name](DrillRun& run, Pipeline& path, Workload&, std::size_t) {
+  return [name](DrillRun& run, Paths& paths, Workload&, std::size_t) {
     FaultTimes times;
+    Pipeline& path = paths.owner_of(name);
     const mysql::BinlogPosition position = run.source_position();
     times.inject_ms = unix_ms();
     const ProcessExit exit = path.kill(name);
@@ -140,7 +99,36 @@ Fault kill_and_restart(const std::string& name) {
     times.detected = exit.status == -SIGKILL;
     run.mark(Phase::kDetect, fmt::format("waitpid: {} {}", name, exit_text(exit.status)), "", times.detect_ms);
     path.start_process(name);
-    times.recover_ms = path.wait_until_tables_contain(position, kStepTimeout);
+    times.recover_ms = paths.wait_until_tables_contain(position, kStepTimeout);
+    run.mark(Phase::kRecover, "snapshot summary: binberg.source position", "tables hold " + position.to_string(),
+             times.recover_ms);
+    return times;
+  };
+}
+
+// Every process of every path at once, under load: SIGKILL (the host lost power under the
+// pipeline) or SIGTERM (an orderly stop: each commits what it read and exits 0). All start again;
+// recovered once every path's tables hold what the source held when they stopped.
+Fault stop_everything_and_restart(int signal) {
+  return [signal](DrillRun& run, Paths& paths, Workload&, std::size_t) {
+    FaultTimes times;
+    const mysql::BinlogPosition position = run.source_position();
+    const std::string sent =
+        fmt::format("{} sent to {}", signal == SIGKILL ? "SIGKILL" : "SIGTERM", fmt::join(paths.processes(), ", "));
+    times.inject_ms = unix_ms();
+    const std::vector<ProcessExit> exits = paths.signal_all(signal, kStepTimeout);
+    run.mark(Phase::kInject, sent, "source at " + position.to_string(), times.inject_ms);
+    const int expected = signal == SIGKILL ? -SIGKILL : 0;
+    std::string statuses;
+    times.detected = true;
+    for (const ProcessExit& exit : exits) {
+      times.detected = times.detected && exit.status == expected;
+      times.detect_ms = std::max(times.detect_ms, exit.at_ms);
+      statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", exit.process, exit_text(exit.status));
+    }
+    run.mark(Phase::kDetect, "waitpid: " + statuses, "", times.detect_ms);
+    paths.start();
+    times.recover_ms = paths.wait_until_tables_contain(position, kStepTimeout);
     run.mark(Phase::kRecover, "snapshot summary: binberg.source position", "tables hold " + position.to_string(),
              times.recover_ms);
     return times;
@@ -171,8 +159,9 @@ Environment crash_at(const std::string& failpoint) {
 // Replicate runs with the next failpoint armed; it crashes there by itself (exit status: SIGKILL,
 // and the failpoint's line in its log), starts again without it, and once recovered is stopped
 // (SIGTERM) and started with the following one.
-FaultTimes crash_at_next_failpoint(DrillRun& run, Pipeline& path, Workload&, std::size_t round) {
+FaultTimes crash_at_next_failpoint(DrillRun& run, Paths& paths, Workload&, std::size_t round) {
   const std::string& point = commit_failpoints().at(round);
+  Pipeline& path = paths.owner_of("replicate");
   FaultTimes times;
   const std::uintmax_t from = log_size(run.log("replicate"));
   const ProcessExit exit = path.wait_for_exit("replicate", kStepTimeout);
@@ -203,7 +192,7 @@ FaultTimes crash_at_next_failpoint(DrillRun& run, Pipeline& path, Workload&, std
 
 // SIGKILLs MariaDB itself under load and starts it again; replicate must reconnect by itself.
 // Recovered once the tables hold everything the source had committed when it came back.
-FaultTimes kill_and_restart_mariadb(DrillRun& run, Pipeline& path, Workload& workload, std::size_t) {
+FaultTimes kill_and_restart_mariadb(DrillRun& run, Paths& path, Workload& workload, std::size_t) {
   FaultTimes times;
   const std::uintmax_t from = log_size(run.log("replicate"));
   times.inject_ms = unix_ms();
@@ -236,7 +225,7 @@ FaultTimes kill_and_restart_mariadb(DrillRun& run, Pipeline& path, Workload& wor
 // SIGKILLs the Kafka broker under load and starts it again (`binberg services up --only kafka`);
 // source and sink must ride it out by themselves. Detected by the first warning either logs after
 // the kill; recovered once the tables hold what the source held at the kill.
-FaultTimes kill_and_restart_broker(DrillRun& run, Pipeline& path, Workload&, std::size_t) {
+FaultTimes kill_and_restart_broker(DrillRun& run, Paths& path, Workload&, std::size_t) {
   FaultTimes times;
   const std::uintmax_t source_from = log_size(run.log("source")), sink_from = log_size(run.log("sink"));
   const mysql::BinlogPosition position = run.source_position();
@@ -276,30 +265,43 @@ const std::vector<Drill>& all_drills() {
   static const std::vector<Drill> drills = {
       {"replicate-kill", "SIGKILL binberg replicate under load, again and again; it resumes from the tables", "A",
        [](DrillRun& run) {
-         under_faults(run, make<PathA>, rounds(run, 3, 6), FaultGate::kCommittedProgress,
+         under_faults(run, PathChoice::kA, rounds(run, 3, 6), FaultGate::kCommittedProgress,
                       kill_and_restart("replicate"));
        }},
       {"commit-crash", "binberg replicate crashes at every step of its commit protocol; nothing lost or repeated", "A",
        [](DrillRun& run) {
-         under_faults(run, make<PathA>, commit_failpoints().size(), FaultGate::kByItself, crash_at_next_failpoint,
+         under_faults(run, PathChoice::kA, commit_failpoints().size(), FaultGate::kByItself, crash_at_next_failpoint,
                       crash_at(commit_failpoints().front()));
        }},
       {"mariadb-restart", "SIGKILL the source MariaDB under load and start it again; replicate reconnects by itself",
        "A",
        [](DrillRun& run) {
-         under_faults(run, make<PathA>, rounds(run, 1, 3), FaultGate::kCommittedProgress, kill_and_restart_mariadb);
+         under_faults(run, PathChoice::kA, rounds(run, 1, 3), FaultGate::kCommittedProgress, kill_and_restart_mariadb);
        }},
       {"broker-restart", "SIGKILL the Kafka broker under load and start it again; source and sink ride it out", "B",
        [](DrillRun& run) {
-         under_faults(run, make<PathB>, rounds(run, 1, 2), FaultGate::kCommittedProgress, kill_and_restart_broker);
+         under_faults(run, PathChoice::kB, rounds(run, 1, 2), FaultGate::kCommittedProgress, kill_and_restart_broker);
        }},
       {"sink-kill", "SIGKILL binberg sink under load, again and again; it resumes from the offsets in its tables", "B",
        [](DrillRun& run) {
-         under_faults(run, make<PathB>, rounds(run, 3, 6), FaultGate::kCommittedProgress, kill_and_restart("sink"));
+         under_faults(run, PathChoice::kB, rounds(run, 3, 6), FaultGate::kCommittedProgress, kill_and_restart("sink"));
        }},
+      {"pipeline-kill", "SIGKILL replicate, source and sink at once under load; both paths resume and agree", "A+B",
+       [](DrillRun& run) {
+         under_faults(run, PathChoice::kBoth, rounds(run, 2, 4), FaultGate::kCommittedProgress,
+                      stop_everything_and_restart(SIGKILL));
+       }},
+      {"graceful-restart", "SIGTERM every process under load and start them again; nothing lost or repeated", "A+B",
+       [](DrillRun& run) {
+         under_faults(run, PathChoice::kBoth, rounds(run, 2, 4), FaultGate::kCommittedProgress,
+                      stop_everything_and_restart(SIGTERM));
+       }},
+      {"broker-parity", "paths A and B over one workload from one binlog: one digest per table for both and the source",
+       "A+B", [](DrillRun& run) { under_faults(run, PathChoice::kBoth, 0, FaultGate::kCommittedProgress, {}); }},
       {"source-kill", "SIGKILL binberg source (exactly-once to Kafka) under load; nothing repeated downstream", "B",
        [](DrillRun& run) {
-         under_faults(run, make<PathB>, rounds(run, 3, 6), FaultGate::kCommittedProgress, kill_and_restart("source"));
+         under_faults(run, PathChoice::kB, rounds(run, 3, 6), FaultGate::kCommittedProgress,
+                      kill_and_restart("source"));
        }},
   };
   return drills;

@@ -1,7 +1,12 @@
 #include "drill/pipeline.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +14,7 @@
 #include "capture/source_position.h"
 #include "core/assert.h"
 #include "core/error.h"
+#include "drill/checks.h"
 #include "drill/signals.h"
 #include "tables/snapshot_properties.h"
 #include "verify/snapshot_history.h"
@@ -22,19 +28,6 @@ using evidence::Comparison;
 constexpr std::chrono::seconds kReconcileWait{180};
 
 std::string changelog_of(const std::string& table) { return table + "_changelog"; }
-
-// A check over every snapshot; too few snapshots to show anything is a skip, never a pass.
-Check history_check(const std::string& name, const verify::HistoryFinding& finding, std::size_t minimum_snapshots,
-                    const std::string& what) {
-  if (finding.snapshots_checked < minimum_snapshots) {
-    return Check::skipped(
-        name, 0, Comparison::kEqual,
-        fmt::format("only {} snapshots to check, fewer than {}", finding.snapshots_checked, minimum_snapshots));
-  }
-  std::string detail = fmt::format("{} snapshots: {}", finding.snapshots_checked, what);
-  if (!finding.violations.empty()) detail += "; first: " + finding.violations.front();
-  return Check::compare(name, finding.violation_count, Comparison::kEqual, 0, detail);
-}
 
 // A sink under steady load never reads its topics to their end, so its snapshots claim no source
 // position; but each partition is in source order, so once every partition applied a transaction
@@ -71,11 +64,14 @@ void Pipeline::write_config(std::uint32_t server_id, const std::string& extra) {
   const lab::MariadbEndpoint& mariadb = run_.stack().mariadb();
   const std::filesystem::path password = dir_ / "cdc-password";
   {
-    std::ofstream out(password);
-    out << mariadb.replication_password;
+    // Created 0600 before the secret is written: it is never readable by others, not even briefly.
+    const int fd = ::open(password.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) fail("cannot create {}: {}", password.string(), std::strerror(errno));
+    const std::string& secret = mariadb.replication_password;
+    const bool written = ::write(fd, secret.data(), secret.size()) == static_cast<ssize_t>(secret.size());
+    ::close(fd);
+    if (!written) fail("cannot write {}", password.string());
   }
-  std::filesystem::permissions(password, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
-                               std::filesystem::perm_options::replace);
   std::string include;
   for (const std::string& table : tables_) {
     include += fmt::format("{}\"{}.{}\"", include.empty() ? "" : ", ", mariadb.database, table);
@@ -236,18 +232,19 @@ void Pipeline::check_history(const Workload& workload) {
 }
 
 void Pipeline::stop_cleanly() {
-  std::string statuses;
-  int worst = 0;
+  std::vector<ProcessExit> exits;
   for (const std::string& name : processes()) {
     lab::ChildProcess& process = run_.process(name);
     if (!process.running()) continue;
     process.send(SIGTERM);
-    const std::optional<int> status = process.wait_for_exit(std::chrono::seconds(60));
-    const int code = status.value_or(process.stop(SIGKILL) == 0 ? -SIGKILL : -SIGKILL);
-    statuses += fmt::format("{}{} exited {}", statuses.empty() ? "" : ", ", name, code);
-    if (code != 0) worst = code;
+    std::optional<int> status = process.wait_for_exit(std::chrono::seconds(60));
+    if (!status) {  // it did not stop: that is the finding, after it is killed
+      process.stop(SIGKILL);
+      status = -SIGKILL;
+    }
+    exits.push_back(ProcessExit{name, *status, unix_ms()});
   }
-  run_.check(Check::compare("clean_stop_path_" + lowercase_path(), worst, Comparison::kEqual, 0, statuses));
+  run_.check(clean_stop_check("clean_stop_path_" + lowercase_path(), exits));
 }
 
 PathA::PathA(DrillRun& run, const Workload& workload) : Pipeline(run, "A", workload) { write_config(5100, ""); }

@@ -19,18 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "drill/checks.h"
 #include "drill/drill_run.h"
 #include "drill/workload.h"
 #include "iceberg/catalog.h"
 
 namespace binberg::drill {
-
-// How a pipeline's process ended when the drill stopped or killed it.
-struct ProcessExit {
-  std::string process;
-  int status = 0;  // exit status, or -signal
-  std::int64_t at_ms = 0;
-};
 
 class Pipeline {
  public:

@@ -1,6 +1,6 @@
 // The drills on the test stack, through the binberg binary as an operator runs them: each passes
 // at --quick size with valid, sealed records, and each fails — naming the check — when binberg
-// loses a change on purpose (the `pipeline.apply_event=corrupt` failpoint).
+// loses a change on purpose (the `pipeline.apply_event` and `sink.apply_event` failpoints at `corrupt`).
 
 #include <gtest/gtest.h>
 
@@ -57,6 +57,21 @@ class DrillTest : public ::testing::Test {
     return failed;
   }
 
+  // Runs DRILL with FAILPOINTS armed in every binberg process; expects it to fail and returns the
+  // checks that did not pass.
+  std::set<std::string> checks_failed_by(const std::string& drill, const std::string& failpoints) {
+    EXPECT_EQ(run_drill({drill}, {{"BINBERG_FAILPOINTS", failpoints}}), 1);
+    const auto found = records();
+    if (found.size() != 1u) {
+      ADD_FAILURE() << found.size() << " records";
+      return {};
+    }
+    EXPECT_EQ(found[0].at("verdict"), "fail");
+    const std::set<std::string> failed = failed_checks(found[0]);
+    std::cout << "failed checks: " << ::testing::PrintToString(failed) << "\n";
+    return failed;
+  }
+
   binberg::testing::TempDir runs_;
 };
 
@@ -79,13 +94,15 @@ TEST_F(DrillTest, EveryDrillPassesAtQuickSizeWithSealedValidRecords) {
 // Replicate drops changes (a defect on purpose): reconcile sees rows missing and the drill fails,
 // however well replicate recovered from its kills.
 TEST_F(DrillTest, ReplicateKillFailsWhenReplicateLosesChanges) {
-  EXPECT_EQ(run_drill({"replicate-kill"}, {{"BINBERG_FAILPOINTS", "pipeline.apply_event=corrupt@200#20"}}), 1);
-  const auto found = records();
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].at("verdict"), "fail");
-  const std::set<std::string> failed = failed_checks(found[0]);
+  const std::set<std::string> failed = checks_failed_by("replicate-kill", "pipeline.apply_event=corrupt@200#20");
   EXPECT_TRUE(failed.count("reconcile_path_a")) << ::testing::PrintToString(failed);
-  std::cout << "failed checks: " << ::testing::PrintToString(failed) << "\n";
+}
+
+// The sink drops changes (a defect on purpose): the path B checks see it however well the sink
+// recovered from its kills.
+TEST_F(DrillTest, SinkKillFailsWhenTheSinkLosesChanges) {
+  const std::set<std::string> failed = checks_failed_by("sink-kill", "sink.apply_event=corrupt@200#20");
+  EXPECT_TRUE(failed.count("reconcile_path_b")) << ::testing::PrintToString(failed);
 }
 
 }  // namespace

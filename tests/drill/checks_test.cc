@@ -1,0 +1,92 @@
+// Each check a drill computes fails on the measurement that should fail it, and is skipped (never
+// passed) when there is nothing to judge.
+
+#include "drill/checks.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+namespace binberg::drill {
+namespace {
+
+using evidence::CheckVerdict;
+
+FaultTimes fault(std::int64_t inject_ms, std::int64_t recover_ms) {
+  FaultTimes times;
+  times.inject_ms = inject_ms;
+  times.detect_ms = inject_ms + 1;
+  times.recover_ms = recover_ms;
+  times.detected = true;
+  return times;
+}
+
+const evidence::Check& named(const RecoveryFindings& findings, const std::string& name) {
+  for (const evidence::Check& check : findings.checks) {
+    if (check.name == name) return check;
+  }
+  throw std::out_of_range(name);
+}
+
+TEST(DrillChecksTest, RecoveriesWithinTheThresholdPassAndTheWorstIsRecorded) {
+  const RecoveryFindings findings = judge_recoveries({fault(1'000, 1'400), fault(5'000, 7'500)}, 2);
+  EXPECT_EQ(named(findings, "faults_detected").verdict, CheckVerdict::kPass);
+  EXPECT_EQ(named(findings, "max_recovery_seconds").verdict, CheckVerdict::kPass);
+  EXPECT_DOUBLE_EQ(findings.worst_seconds.value(), 2.5);
+  EXPECT_EQ(findings.series.points.size(), 2u);
+}
+
+TEST(DrillChecksTest, ASlowRecoveryFailsMaxRecoverySeconds) {
+  const auto slow = static_cast<std::int64_t>(kRecoveryThresholdSeconds * 1000) + 1;
+  const RecoveryFindings findings = judge_recoveries({fault(1'000, 1'400), fault(5'000, 5'000 + slow)}, 2);
+  EXPECT_EQ(named(findings, "max_recovery_seconds").verdict, CheckVerdict::kFail);
+}
+
+TEST(DrillChecksTest, RecoveryCountsFromTheKilledServiceServingAgain) {
+  FaultTimes broker = fault(1'000, 61'000);
+  broker.service_back_ms = 60'000;  // the broker's own restart is not binberg's recovery
+  EXPECT_DOUBLE_EQ(broker.recovery_seconds(), 1.0);
+}
+
+TEST(DrillChecksTest, AnUndetectedFaultFailsFaultsDetected) {
+  FaultTimes unseen = fault(5'000, 5'100);
+  unseen.detected = false;
+  const RecoveryFindings findings = judge_recoveries({fault(1'000, 1'400), unseen}, 2);
+  EXPECT_EQ(named(findings, "faults_detected").verdict, CheckVerdict::kFail);
+}
+
+TEST(DrillChecksTest, FewerFaultsThanPlannedFailFaultsDetected) {
+  EXPECT_EQ(named(judge_recoveries({fault(1'000, 1'400)}, 3), "faults_detected").verdict, CheckVerdict::kFail);
+}
+
+TEST(DrillChecksTest, NoRecoveryAtAllIsSkippedNotPassed) {
+  const RecoveryFindings findings = judge_recoveries({}, 2);
+  EXPECT_EQ(named(findings, "faults_detected").verdict, CheckVerdict::kFail);
+  EXPECT_EQ(named(findings, "max_recovery_seconds").verdict, CheckVerdict::kSkipped);
+  EXPECT_FALSE(findings.worst_seconds.has_value());
+}
+
+TEST(DrillChecksTest, HistoryViolationsFailAndTooFewSnapshotsAreSkipped) {
+  verify::HistoryFinding finding;
+  finding.snapshots_checked = 5;
+  EXPECT_EQ(history_check("ledger_sum_path_a", finding, 2, "sum").verdict, CheckVerdict::kPass);
+  finding.violation_count = 1;
+  finding.violations = {"db.ledger snapshot 7: sum(balance) = 90, not 100"};
+  const evidence::Check broken = history_check("ledger_sum_path_a", finding, 2, "sum");
+  EXPECT_EQ(broken.verdict, CheckVerdict::kFail);
+  EXPECT_NE(broken.detail.find("snapshot 7"), std::string::npos) << broken.detail;
+  finding = {};
+  finding.snapshots_checked = 1;
+  EXPECT_EQ(history_check("ledger_sum_path_a", finding, 2, "sum").verdict, CheckVerdict::kSkipped);
+}
+
+TEST(DrillChecksTest, AProcessThatDoesNotExitZeroOnSigtermFailsCleanStop) {
+  EXPECT_EQ(clean_stop_check("clean_stop_path_b", {{"source", 0}, {"sink", 0}}).verdict, CheckVerdict::kPass);
+  const evidence::Check killed = clean_stop_check("clean_stop_path_b", {{"source", 0}, {"sink", -SIGKILL}});
+  EXPECT_EQ(killed.verdict, CheckVerdict::kFail);
+  EXPECT_NE(killed.detail.find("sink exited -9"), std::string::npos) << killed.detail;
+  EXPECT_EQ(clean_stop_check("clean_stop_path_b", {{"sink", 3}}).verdict, CheckVerdict::kFail);
+  EXPECT_EQ(clean_stop_check("clean_stop_path_b", {}).verdict, CheckVerdict::kSkipped);
+}
+
+}  // namespace
+}  // namespace binberg::drill
