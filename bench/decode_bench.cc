@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -29,19 +31,11 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 int main(int argc, char** argv) {
   std::string dir = lab::default_dir();
   long rows = 200000, repeat = 10;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--dir")
-      dir = argv[i + 1];
-    else if (flag == "--rows")
-      rows = std::atol(argv[i + 1]);
-    else if (flag == "--repeat")
-      repeat = std::atol(argv[i + 1]);
-    else {
-      fmt::print(stderr, "unknown flag {}\n", flag);
-      return 2;
-    }
-  }
+  CLI::App app("Row-decode throughput from a recorded binlog");
+  app.add_option("--dir", dir, "the service stack's folder")->capture_default_str();
+  app.add_option("--rows", rows, "rows to write and decode")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--repeat", repeat, "decode passes")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
   try {
     const auto endpoints = lab::load(dir);
     const auto& maria = endpoints.mariadb();

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -57,24 +59,15 @@ int main(int argc, char** argv) {
   std::string dir = lab::default_dir();
   long rows = 1'000'000, chunk_rows = 10'000;
   bool keep = false;
-  mysql::ReadMethod method = mysql::ReadMethod::kKeysetPaging;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--keep") {
-      keep = true;
-    } else if (flag == "--streamed") {
-      method = mysql::ReadMethod::kStreamed;
-    } else if (i + 1 < argc && flag == "--dir") {
-      dir = argv[++i];
-    } else if (i + 1 < argc && flag == "--rows") {
-      rows = std::atol(argv[++i]);
-    } else if (i + 1 < argc && flag == "--chunk-rows") {
-      chunk_rows = std::atol(argv[++i]);
-    } else {
-      fmt::print(stderr, "unknown flag {}\n", flag);
-      return 2;
-    }
-  }
+  bool streamed = false;
+  CLI::App app("Initial-copy throughput per key type");
+  app.add_option("--dir", dir, "the service stack's folder")->capture_default_str();
+  app.add_option("--rows", rows, "rows per table")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--chunk-rows", chunk_rows, "rows per chunk")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--streamed", streamed, "stream every table instead of keyset paging");
+  app.add_flag("--keep", keep, "leave the tables (and reuse tables of the right size)");
+  CLI11_PARSE(app, argc, argv);
+  const mysql::ReadMethod method = streamed ? mysql::ReadMethod::kStreamed : mysql::ReadMethod::kKeysetPaging;
   try {
     const auto endpoints = lab::load(dir);
     const auto& maria = endpoints.mariadb();
