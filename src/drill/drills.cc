@@ -12,6 +12,7 @@
 #include "drill/checks.h"
 #include "drill/drill.h"
 #include "drill/drill_run.h"
+#include "drill/metric_sampler.h"
 #include "drill/paths.h"
 #include "drill/pipeline.h"
 #include "drill/signals.h"
@@ -56,6 +57,7 @@ void under_faults(DrillRun& run, PathChoice choice, std::size_t rounds, FaultGat
   Paths path(run, workload, choice);
   run.mark(Phase::kStart, "drill",
            fmt::format("{} tables loaded, path {} starting", workload.tables().size(), path.names()), unix_ms());
+  MetricSampler sampler(path.processes(), [&run](const std::string& name) { return run.log(name); });
   path.start(environment);
   run.wait_for("the initial copy", kStepTimeout, [&] { return path.committed_snapshots() > 0; });
   workload.start(run.options().workload_events(), workload_spread(rounds));
@@ -71,6 +73,7 @@ void under_faults(DrillRun& run, PathChoice choice, std::size_t rounds, FaultGat
                              faults.back().recovery_seconds(), workload.events_done()));
   }
   const PhaseResult result = workload.finish();
+  sampler.finish(run.record());
   run.record().events += result.row_events();
   run.check(Check::compare("workload_completed", result.error.empty(), Comparison::kHolds, true,
                            result.error.empty() ? fmt::format("{} generator row events, {} transfers ({} row events)",

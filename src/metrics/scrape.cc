@@ -37,6 +37,17 @@ double sample_sum(const std::string& exposition, const std::string& name, const 
   return sum;
 }
 
+std::optional<double> sample_max(const std::string& exposition, const std::string& name) {
+  std::optional<double> largest;
+  std::istringstream in(exposition);
+  for (std::string line; std::getline(in, line);) {
+    if (metric_of(line) != name) continue;
+    const double value = std::stod(line.substr(line.rfind(' ') + 1));
+    if (!largest || value > *largest) largest = value;
+  }
+  return largest;
+}
+
 std::size_t sample_count(const std::string& exposition, const std::string& name) {
   std::size_t count = 0;
   std::istringstream in(exposition);

@@ -18,6 +18,9 @@ std::optional<std::string> scrape(const std::string& url,
 // The sum of the samples of metric NAME whose lines hold every one of LABELS (e.g. `op="delete"`).
 double sample_sum(const std::string& exposition, const std::string& name, const std::vector<std::string>& labels = {});
 
+// The largest sample of metric NAME; nullopt when the exposition has none.
+std::optional<double> sample_max(const std::string& exposition, const std::string& name);
+
 // How many samples of metric NAME the exposition holds.
 std::size_t sample_count(const std::string& exposition, const std::string& name);
 

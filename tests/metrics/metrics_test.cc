@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "metrics/exporter.h"
 #include "metrics/metrics.h"
+#include "metrics/scrape.h"
 
 namespace binberg::metrics {
 namespace {
@@ -111,6 +112,27 @@ TEST(ExporterTest, RejectsBadAddressesClearly) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("127.0.0.1:" + port), std::string::npos) << error.what();
   }
+}
+
+}  // namespace
+}  // namespace binberg::metrics
+
+namespace binberg::metrics {
+namespace {
+
+constexpr const char* kExposition =
+    "# TYPE binberg_sink_lag_seconds gauge\n"
+    "binberg_sink_lag_seconds{topic=\"t\",partition=\"0\"} 1.5\n"
+    "binberg_sink_lag_seconds{topic=\"t\",partition=\"1\"} 4\n"
+    "binberg_sink_lag_seconds{topic=\"t\",partition=\"2\"} 0\n"
+    "binberg_sink_lag_seconds_other 99\n";
+
+TEST(ScrapeTest, SumsMaximaAndCountsOnlyTheNamedMetric) {
+  EXPECT_DOUBLE_EQ(sample_sum(kExposition, "binberg_sink_lag_seconds"), 5.5);
+  EXPECT_DOUBLE_EQ(sample_sum(kExposition, "binberg_sink_lag_seconds", {"partition=\"1\""}), 4);
+  EXPECT_EQ(sample_max(kExposition, "binberg_sink_lag_seconds"), 4.0);
+  EXPECT_EQ(sample_count(kExposition, "binberg_sink_lag_seconds"), 3u);
+  EXPECT_FALSE(sample_max(kExposition, "binberg_sink_lag_records").has_value());
 }
 
 }  // namespace
