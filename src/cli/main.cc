@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"binberg: exactly-once CDC from MySQL/MariaDB into Apache Iceberg"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("binberg ") + binberg::kVersion + " (" + binberg::kGitSha + ")");
+  app.set_version_flag("--version", std::string("binberg ") + binberg::kVersion + " (" + binberg::git_sha() + ")");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
 

@@ -86,7 +86,7 @@ nlohmann::json host() {
 }  // namespace
 
 nlohmann::json detect_provenance(const lab::Endpoints& stack, const std::vector<std::string>& command_line) {
-  return {{"binberg", {{"version", kVersion}, {"git_sha", kGitSha}}},
+  return {{"binberg", {{"version", kVersion}, {"git_sha", git_sha()}}},
           {"services", services(stack)},
           {"libraries",
            {{"arrow", ARROW_VERSION_STRING},
