@@ -2,9 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-
 #include "drill/drill_run.h"
+#include "drill/signals.h"
 #include "metrics/scrape.h"
 
 namespace binberg::drill {
@@ -45,30 +44,6 @@ constexpr SeriesSpec kSeries[] = {
      "path B: records in the topics the tables have not committed"},
     {"sink", "b_sink_lag_seconds", "binberg_sink_lag_seconds", Reading::kLargest, "s",
      "path B: the partition furthest behind, in seconds"},
-};
-
-// The newest "metrics on <url>" a process logged: a restarted process listens on a new port.
-class MetricsAddress {
- public:
-  explicit MetricsAddress(std::filesystem::path log) : log_(std::move(log)) {}
-
-  const std::string& latest() {
-    std::ifstream in(log_);
-    in.seekg(static_cast<std::streamoff>(read_));
-    constexpr std::string_view kMarker = "metrics on ";
-    for (std::string line; std::getline(in, line);) {
-      if (in.eof()) break;  // a line still being written: read it whole next time
-      read_ += line.size() + 1;
-      const auto at = line.find(kMarker);
-      if (at != std::string::npos) url_ = line.substr(at + kMarker.size());
-    }
-    return url_;
-  }
-
- private:
-  std::filesystem::path log_;
-  std::uintmax_t read_ = 0;
-  std::string url_;
 };
 
 }  // namespace

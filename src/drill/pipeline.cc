@@ -249,9 +249,12 @@ void Pipeline::stop_cleanly() {
 
 PathA::PathA(DrillRun& run, const Workload& workload) : Pipeline(run, "A", workload) { write_config(5100, ""); }
 
-void PathA::start_process(const std::string& name, const Environment& environment) {
+void PathA::start_process(const std::string& name, const Environment& environment,
+                          const std::vector<std::string>& extra_args) {
   BINBERG_ASSERT(name == "replicate", "path A has no process {}", name);
-  run_.start(name, {"replicate", "--config", config().string()}, environment);
+  std::vector<std::string> args = {"replicate", "--config", config().string()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  run_.start(name, args, environment);
 }
 
 PathB::PathB(DrillRun& run, const Workload& workload) : Pipeline(run, "B", workload) {
@@ -279,10 +282,13 @@ group_id = "{}-sink"
                                  topics, prefix));
 }
 
-void PathB::start_process(const std::string& name, const Environment& environment) {
+void PathB::start_process(const std::string& name, const Environment& environment,
+                          const std::vector<std::string>& extra_args) {
   BINBERG_ASSERT(name == "source" || name == "sink", "path B has no process {}", name);
   const std::uintmax_t from = log_size(run_.log(name));
-  run_.start(name, {name, "--config", config().string()}, environment);
+  std::vector<std::string> args = {name, "--config", config().string()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  run_.start(name, args, environment);
   // The sink subscribes to the source's topics: they exist once the source streams.
   if (name == "source") {
     run_.wait_for("the source to stream", std::chrono::seconds(120),

@@ -37,8 +37,9 @@ class Pipeline {
 
   // Starts every process, in order (ENVIRONMENT: e.g. BINBERG_FAILPOINTS).
   void start(const Environment& environment = {});
-  // (Re)starts process NAME alone.
-  virtual void start_process(const std::string& name, const Environment& environment = {}) = 0;
+  // (Re)starts process NAME alone, with EXTRA_ARGS after its configuration (e.g. `--from earliest`).
+  virtual void start_process(const std::string& name, const Environment& environment = {},
+                             const std::vector<std::string>& extra_args = {}) = 0;
   // The names of its processes (DrillRun::process), in the order they start.
   virtual std::vector<std::string> processes() const = 0;
 
@@ -83,7 +84,8 @@ class Pipeline {
 class PathA : public Pipeline {
  public:
   PathA(DrillRun& run, const Workload& workload);
-  void start_process(const std::string& name, const Environment& environment = {}) override;
+  void start_process(const std::string& name, const Environment& environment = {},
+                     const std::vector<std::string>& extra_args = {}) override;
   std::vector<std::string> processes() const override { return {"replicate"}; }
 };
 
@@ -93,7 +95,8 @@ class PathA : public Pipeline {
 class PathB : public Pipeline {
  public:
   PathB(DrillRun& run, const Workload& workload);
-  void start_process(const std::string& name, const Environment& environment = {}) override;
+  void start_process(const std::string& name, const Environment& environment = {},
+                     const std::vector<std::string>& extra_args = {}) override;
   std::vector<std::string> processes() const override { return {"source", "sink"}; }
 };
 

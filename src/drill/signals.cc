@@ -35,15 +35,20 @@ std::optional<std::int64_t> line_timestamp(const std::string& line) {
 
 }  // namespace
 
-std::optional<std::int64_t> log_line_time(const std::filesystem::path& log, const std::string& text,
-                                          std::uintmax_t from) {
-  std::optional<std::int64_t> at;
+std::optional<LogLine> find_log_line(const std::filesystem::path& log, const std::string& text, std::uintmax_t from) {
+  std::optional<LogLine> found;
   visit_lines(log, from, [&](const std::string& line) {
     if (line.find(text) == std::string::npos) return false;
-    at = line_timestamp(line);
-    return at.has_value();
+    if (const auto at = line_timestamp(line)) found = LogLine{*at, line};
+    return found.has_value();
   });
-  return at;
+  return found;
+}
+
+std::optional<std::int64_t> log_line_time(const std::filesystem::path& log, const std::string& text,
+                                          std::uintmax_t from) {
+  const std::optional<LogLine> line = find_log_line(log, text, from);
+  return line ? std::optional(line->at_ms) : std::nullopt;
 }
 
 std::uintmax_t log_size(const std::filesystem::path& log) {
@@ -52,16 +57,20 @@ std::uintmax_t log_size(const std::filesystem::path& log) {
   return error ? 0 : size;
 }
 
-std::optional<std::string> metrics_url(const std::filesystem::path& log, std::uintmax_t from) {
-  std::optional<std::string> url;
-  visit_lines(log, from, [&](const std::string& line) {
-    const auto at = line.find("metrics on http://");
-    if (at == std::string::npos) return false;
-    const std::string rest = line.substr(at + std::string("metrics on ").size());
-    url = rest.substr(0, rest.find(' '));
-    return true;
-  });
-  return url;
+const std::string& MetricsAddress::latest() {
+  std::ifstream in(log_);
+  if (!in) return url_;
+  in.seekg(static_cast<std::streamoff>(read_));
+  constexpr std::string_view kMarker = "metrics on ";
+  for (std::string line; std::getline(in, line);) {
+    if (in.eof()) break;  // a line still being written: read it whole next time
+    read_ += line.size() + 1;
+    const auto at = line.find(kMarker);
+    if (at == std::string::npos) continue;
+    const std::string rest = line.substr(at + kMarker.size());
+    url_ = rest.substr(0, rest.find(' '));
+  }
+  return url_;
 }
 
 }  // namespace binberg::drill

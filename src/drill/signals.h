@@ -20,7 +20,27 @@ std::optional<std::int64_t> log_line_time(const std::filesystem::path& log, cons
 // The size of LOG now (0 when missing): where lines written after this moment begin.
 std::uintmax_t log_size(const std::filesystem::path& log);
 
-// The metrics URL a binberg process logged ("metrics on http://..."), past byte FROM of LOG.
-std::optional<std::string> metrics_url(const std::filesystem::path& log, std::uintmax_t from = 0);
+struct LogLine {
+  std::int64_t at_ms = 0;  // its own timestamp
+  std::string text;
+};
+
+// The first line of LOG past byte FROM holding TEXT, with a timestamp; nullopt when there is none (yet).
+std::optional<LogLine> find_log_line(const std::filesystem::path& log, const std::string& text,
+                                     std::uintmax_t from = 0);
+
+// The newest /metrics address a binberg process logged ("metrics on http://..."): a restarted
+// process listens on a new port. Reads only what the log gained since the last call.
+class MetricsAddress {
+ public:
+  explicit MetricsAddress(std::filesystem::path log) : log_(std::move(log)) {}
+  // "" until the process logged one.
+  const std::string& latest();
+
+ private:
+  std::filesystem::path log_;
+  std::uintmax_t read_ = 0;  // bytes of whole lines read so far
+  std::string url_;
+};
 
 }  // namespace binberg::drill

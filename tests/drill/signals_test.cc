@@ -43,11 +43,17 @@ TEST(SignalsTest, OnlyLinesWrittenAfterAPointCount) {
   EXPECT_EQ(log_size(dir.path() / "missing.log"), 0u);
 }
 
-TEST(SignalsTest, TheMetricsUrlIsWhatTheProcessLogged) {
+TEST(SignalsTest, TheMetricsUrlIsTheNewestTheProcessLogged) {
   binberg::testing::TempDir dir;
   const auto log = dir.path() / "sink.log";
+  MetricsAddress address(log);
+  EXPECT_EQ(address.latest(), "");
   std::ofstream(log) << "[2026-12-07 03:00:01.250] [info] metrics on http://127.0.0.1:40123/metrics\n";
-  EXPECT_EQ(metrics_url(log), "http://127.0.0.1:40123/metrics");
+  EXPECT_EQ(address.latest(), "http://127.0.0.1:40123/metrics");
+  std::ofstream(log, std::ios::app) << "[2026-12-07 03:00:02.000] [info] sink: restarted\n"
+                                    << "[2026-12-07 03:00:02.250] [info] metrics on http://127.0.0.1:40999/metrics\n"
+                                    << "[2026-12-07 03:00:02.300] [info] a line still being wri";
+  EXPECT_EQ(address.latest(), "http://127.0.0.1:40999/metrics") << "a restarted process's new address";
 }
 
 }  // namespace
