@@ -1,0 +1,1 @@
+// a room report must not reach
