@@ -34,5 +34,6 @@ Command add_reconcile_command(CLI::App& app);
 Command add_gen_command(CLI::App& app);
 Command add_table_command(CLI::App& app);
 Command add_drill_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace binberg::cli

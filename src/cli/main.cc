@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       binberg::cli::add_gen_command(app),       binberg::cli::add_table_command(app),
       binberg::cli::add_source_command(app),    binberg::cli::add_sink_command(app),
       binberg::cli::add_dlq_command(app),       binberg::cli::add_drill_command(app),
+      binberg::cli::add_report_command(app),
   };
 
   CLI11_PARSE(app, argc, argv);

@@ -153,8 +153,10 @@ figcaption { color: var(--muted); font-size: 0.9em; }
 svg.chart { width: 100%; height: auto; max-width: 760px; display: block; }
 .spark { display: inline-block; width: 120px; vertical-align: middle; }
 .spark svg.chart { max-width: 120px; }
-svg.chart text { font: 11px system-ui, sans-serif; fill: #333; }
-svg.chart .title { font-size: 13px; font-weight: 600; }
+svg.chart text { font: 13px system-ui, sans-serif; fill: #333; }
+svg.chart .title { font-size: 15px; font-weight: 600; }
+.spark svg.chart text { font-size: 11px; }
+table.side th:first-child { width: 7rem; }
 svg.chart .axis, svg.chart .tick { stroke: #666; stroke-width: 1; }
 svg.chart .grid { stroke: #e3e6ea; stroke-width: 1; }
 svg.chart .line { fill: none; stroke-width: 2; }

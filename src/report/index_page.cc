@@ -28,7 +28,8 @@ std::string reconcile_diff(const RecordEntry& entry) {
                  number_at(report, "/diff/different"_json_pointer) +
                  number_at(report, "/iceberg/duplicate_keys"_json_pointer);
   }
-  return html_escape(fmt::format("{} rows differ in {} tables", number_text(differing), reports.size()));
+  return html_escape(fmt::format("{} rows differ in {} table{}", number_text(differing), reports.size(),
+                                 reports.size() == 1 ? "" : "s"));
 }
 
 std::string trend(const std::vector<RecordEntry>& entries) {

@@ -39,32 +39,37 @@ YScale scale_for(const std::string& name, const std::vector<std::pair<double, do
 
 std::string reconcile_section(const json& record) {
   std::string html =
-      "<h2 id=\"reconcile\">Reconcile</h2>\n<p class=\"muted\">binberg reconcile: the source table and the Iceberg "
-      "table, rows and SHA-256 digests of their canonical rows side by side.</p>\n<div class=\"table-wrap\"><table>\n"
-      "<tr><th>path</th><th>table</th><th>verdict</th><th>source</th><th>source digest</th><th>iceberg</th>"
-      "<th>iceberg digest</th><th>diff</th><th>audit</th></tr>\n";
+      "<h2 id=\"reconcile\">Reconcile</h2>\n<p class=\"muted\">binberg reconcile: the source table beside the "
+      "Iceberg table, with the SHA-256 digests of their canonical rows.</p>\n";
+  if (record.at("reconcile").empty()) return html + "<p class=\"muted\">Not reconciled.</p>\n";
   for (const json& report : record.at("reconcile")) {
+    const std::string verdict = json_text(report.at("verdict"));
     const std::string source_digest = at(report, "/source/digest"_json_pointer);
     const std::string table_digest = at(report, "/iceberg/digest"_json_pointer);
     html += fmt::format(
-        "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{} rows at {}</td>{}<td>{} rows, snapshot {}</td>{}"
-        "<td>{} missing, {} extra, {} different, {} duplicate keys</td><td>{}</td></tr>\n",
+        "<h3>path {} · <code>{}</code> {}</h3>\n<div class=\"table-wrap\"><table class=\"side\">\n"
+        "<tr><th></th><th>source</th><th>iceberg</th></tr>\n"
+        "<tr><th>rows</th><td>{}</td><td>{}</td></tr>\n<tr><th>position</th><td>{}</td><td>{}</td></tr>\n"
+        "<tr><th>SHA-256</th>{}{}</tr>\n</table></div>\n",
         html_escape(json_text(report.at("path"))), html_escape(json_text(report.at("table"))),
-        verdict_badge(json_text(report.at("verdict")) == "equal" ? "pass" : json_text(report.at("verdict"))),
-        html_escape(at(report, "/source/rows"_json_pointer)), html_escape(at(report, "/source/position"_json_pointer)),
-        digest_cell(source_digest, table_digest), html_escape(at(report, "/iceberg/rows"_json_pointer)),
-        html_escape(at(report, "/iceberg/snapshot_id"_json_pointer)), digest_cell(table_digest, source_digest),
-        html_escape(at(report, "/diff/missing"_json_pointer)), html_escape(at(report, "/diff/extra"_json_pointer)),
-        html_escape(at(report, "/diff/different"_json_pointer)),
+        verdict_badge(verdict == "equal" ? "pass" : verdict), html_escape(at(report, "/source/rows"_json_pointer)),
+        html_escape(at(report, "/iceberg/rows"_json_pointer)), html_escape(at(report, "/source/position"_json_pointer)),
+        html_escape(at(report, "/iceberg/position"_json_pointer) + " (snapshot " +
+                    at(report, "/iceberg/snapshot_id"_json_pointer) + ")"),
+        digest_cell(source_digest, table_digest), digest_cell(table_digest, source_digest));
+    html += fmt::format(
+        "<p>reconcile verdict <code>{}</code>; diff: {} missing, {} extra, {} different, {} duplicate keys; "
+        "changelog audit: {} ({} source events, {} changelog rows, {} missing, {} duplicates)</p>\n",
+        html_escape(verdict), html_escape(at(report, "/diff/missing"_json_pointer)),
+        html_escape(at(report, "/diff/extra"_json_pointer)), html_escape(at(report, "/diff/different"_json_pointer)),
         html_escape(at(report, "/iceberg/duplicate_keys"_json_pointer)),
-        html_escape(
-            fmt::format("{}: {} source events, {} changelog rows, {} missing, {} duplicates",
-                        at(report, "/audit/verdict"_json_pointer), at(report, "/audit/source_events"_json_pointer),
-                        at(report, "/audit/changelog_rows"_json_pointer), at(report, "/audit/missing"_json_pointer),
-                        at(report, "/audit/duplicates"_json_pointer))));
+        html_escape(at(report, "/audit/verdict"_json_pointer)),
+        html_escape(at(report, "/audit/source_events"_json_pointer)),
+        html_escape(at(report, "/audit/changelog_rows"_json_pointer)),
+        html_escape(at(report, "/audit/missing"_json_pointer)),
+        html_escape(at(report, "/audit/duplicates"_json_pointer)));
   }
-  if (record.at("reconcile").empty()) html += "<tr><td colspan=\"9\" class=\"muted\">not reconciled</td></tr>\n";
-  return html + "</table></div>\n";
+  return html;
 }
 
 std::string parity_section(const json& record) {

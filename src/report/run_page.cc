@@ -41,7 +41,7 @@ std::string header(const SiteModel& model, const RecordEntry& entry) {
   const std::string docs = entry.text("docs");
   if (!docs.empty()) {
     const auto href = model.docs_href(docs);
-    html += fmt::format("<dt>runbook</dt><dd>{}</dd>",
+    html += fmt::format("<dt>docs</dt><dd>{}</dd>",
                         href ? link(kRoot + *href, docs) : "<code>" + html_escape(docs) + "</code>");
   }
   html += "</dl>\n";

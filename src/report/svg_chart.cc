@@ -13,7 +13,7 @@ namespace binberg::report {
 namespace {
 
 constexpr double kWidth = 640;
-constexpr double kPlotLeft = 70, kPlotRight = 620, kPlotTop = 40, kPlotHeight = 200;
+constexpr double kPlotLeft = 80, kPlotRight = 620, kPlotTop = 40, kPlotHeight = 200;
 constexpr int kSeriesClasses = 6;  // s0..s5 in style.css
 constexpr std::size_t kLegendColumns = 3;
 

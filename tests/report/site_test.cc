@@ -225,7 +225,10 @@ void expect_every_link_resolves(const fs::path& site) {
 
 TEST(ReportSiteTest, TheIndexListsEveryDrillOfTheLatestRunAndEveryLinkResolves) {
   binberg::testing::TempDir dir;
-  write_run(dir.path() / "runs", {"replicate-kill", "commit-crash"}, 3.5);
+  // Runs are ordered by their folders' names (UTC time first); two made within one second would
+  // be ordered by their random suffix, so the earlier one is named older.
+  const fs::path earlier = write_run(dir.path() / "runs", {"replicate-kill", "commit-crash"}, 3.5);
+  fs::rename(earlier, dir.path() / "runs" / "20000101T000000Z-00000000");
   const fs::path latest = write_run(dir.path() / "runs", {"replicate-kill", "commit-crash", "sink-kill"}, 1.25);
   const SiteSummary summary = build_site(options_for(dir));
   EXPECT_EQ(summary.index, dir.path() / "site" / "index.html");
