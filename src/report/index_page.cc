@@ -43,7 +43,7 @@ std::string trend(const std::vector<RecordEntry>& entries) {
   for (const auto& [verdict, count] : verdicts) {
     counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, verdict);
   }
-  std::string html = html_escape(fmt::format("{} runs: {}", entries.size(), counts));
+  std::string html = html_escape(fmt::format("{} run{}: {}", entries.size(), entries.size() == 1 ? "" : "s", counts));
   if (recoveries.size() > 1) {
     html += " <span class=\"spark\">" +
             render_sparkline(recoveries, fmt::format("recovery seconds of the last {} runs", recoveries.size())) +
