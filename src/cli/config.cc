@@ -238,6 +238,8 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.catalog.durability = iceberg.get_or<bool>("allow_non_durable_catalog", false)
                                   ? iceberg::CatalogDurability::kNotRequired
                                   : iceberg::CatalogDurability::kRequired;
+  config.catalog.retry_timeout =
+      std::chrono::milliseconds(iceberg.positive<std::uint32_t>("catalog_retry_timeout_ms", 30'000));
   config.iceberg_namespace = iceberg.get_or<std::string>("namespace", "");
   config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
   if (config.changelog_suffix.empty()) iceberg.error("changelog_suffix", "must not be empty");

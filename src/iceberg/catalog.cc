@@ -5,8 +5,10 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/assert.h"
 #include "core/clock.h"
 #include "core/failpoint.h"
+#include "iceberg/catalog_retry.h"
 #include "iceberg/metadata_file.h"
 #include "iceberg/sql_connection.h"
 
@@ -14,10 +16,13 @@ namespace binberg::iceberg {
 namespace {
 
 // The SQL catalog: pyiceberg's SqlCatalog and Iceberg's JDBC catalog (schema V1) on one database.
+// Every call runs through retry_ (catalog_retry.h): a lost connection is reopened and the call run
+// again, as a whole — a read, or one transaction the database rolled back — and a transaction
+// whose COMMIT went unanswered first asks the database whether it landed.
 class SqlCatalog : public Catalog {
  public:
   SqlCatalog(std::unique_ptr<SqlConnection> connection, CatalogOptions options)
-      : db_(std::move(connection)), options_(std::move(options)) {
+      : db_(std::move(connection)), options_(std::move(options)), retry_(*db_, options_.retry_timeout) {
     create_if_missing(
         "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) "
         "NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
@@ -31,76 +36,95 @@ class SqlCatalog : public Catalog {
 
   void create_namespace(const std::string& ns, const std::map<std::string, std::string>& properties) override {
     check_name("namespace", ns);
-    Transaction transaction(*db_);
-    if (namespace_exists(ns)) throw AlreadyExists(fmt::format("{}: namespace {} already exists", where(), ns));
-    std::map<std::string, std::string> rows = properties;
-    rows.emplace("exists", "true");  // pyiceberg's marker: a namespace is a property row
-    for (const auto& [key, value] : rows) {
-      db_->execute(
-          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES "
-          "(?, ?, ?, ?)",
-          {options_.name, ns, key, value});
-    }
-    transaction.commit();
+    retry_.run("create namespace", [&](CatalogAttempt& attempt) {
+      if (attempt.after_unknown_commit && namespace_exists(ns)) return;  // it landed
+      Transaction transaction(*db_);
+      if (namespace_exists(ns)) throw AlreadyExists(fmt::format("{}: namespace {} already exists", where(), ns));
+      std::map<std::string, std::string> rows = properties;
+      rows.emplace("exists", "true");  // pyiceberg's marker: a namespace is a property row
+      for (const auto& [key, value] : rows) {
+        db_->execute(
+            "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES "
+            "(?, ?, ?, ?)",
+            {options_.name, ns, key, value});
+      }
+      transaction.commit(attempt);
+    });
   }
 
   std::vector<std::string> list_namespaces() override {
     std::vector<std::string> namespaces;
-    for (const auto& row : db_->query(
-             "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? UNION SELECT table_namespace "
-             "FROM iceberg_tables WHERE catalog_name = ? ORDER BY 1",
-             {options_.name, options_.name})) {
-      namespaces.push_back(row[0].value_or(""));
-    }
+    retry_.run("list namespaces", [&](CatalogAttempt&) {
+      namespaces.clear();
+      for (const auto& row :
+           db_->query("SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ? UNION SELECT "
+                      "table_namespace FROM iceberg_tables WHERE catalog_name = ? ORDER BY 1",
+                      {options_.name, options_.name})) {
+        namespaces.push_back(row[0].value_or(""));
+      }
+    });
     return namespaces;
   }
 
   std::map<std::string, std::string> namespace_properties(const std::string& ns) override {
-    if (!namespace_exists(ns)) throw NoSuchNamespace(fmt::format("{}: no namespace {}", where(), ns));
     std::map<std::string, std::string> properties;
-    for (const auto& row :
-         db_->query("SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
-                    "namespace = ?",
-                    {options_.name, ns})) {
-      properties[row[0].value_or("")] = row[1].value_or("");
-    }
+    retry_.run("namespace properties", [&](CatalogAttempt&) {
+      if (!namespace_exists(ns)) throw NoSuchNamespace(fmt::format("{}: no namespace {}", where(), ns));
+      properties.clear();
+      for (const auto& row : db_->query(
+               "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+               "namespace = ?",
+               {options_.name, ns})) {
+        properties[row[0].value_or("")] = row[1].value_or("");
+      }
+    });
     return properties;
   }
 
   void drop_namespace(const std::string& ns) override {
-    Transaction transaction(*db_);
-    if (!namespace_exists(ns)) throw NoSuchNamespace(fmt::format("{}: no namespace {}", where(), ns));
-    const auto tables = db_->query("SELECT COUNT(*) FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?",
-                                   {options_.name, ns});
-    if (tables[0][0].value_or("0") != "0") {
-      throw Error(fmt::format("{}: namespace {} still has {} tables", where(), ns, *tables[0][0]));
-    }
-    db_->execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
-                 {options_.name, ns});
-    transaction.commit();
+    retry_.run("drop namespace", [&](CatalogAttempt& attempt) {
+      if (attempt.after_unknown_commit && !namespace_exists(ns)) return;  // it landed
+      Transaction transaction(*db_);
+      if (!namespace_exists(ns)) throw NoSuchNamespace(fmt::format("{}: no namespace {}", where(), ns));
+      const auto tables = db_->query(
+          "SELECT COUNT(*) FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ?", {options_.name, ns});
+      if (tables[0][0].value_or("0") != "0") {
+        throw Error(fmt::format("{}: namespace {} still has {} tables", where(), ns, *tables[0][0]));
+      }
+      db_->execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
+                   {options_.name, ns});
+      transaction.commit(attempt);
+    });
   }
 
   LoadedTable create_table(const TableIdentifier& id, const Schema& schema, const PartitionSpec& spec,
                            const SortOrder& order, const std::map<std::string, std::string>& properties) override {
     check_name("table", id.name);
-    if (!namespace_exists(id.namespace_name)) {
-      throw NoSuchNamespace(
-          fmt::format("{}: no namespace {} for table {}", where(), id.namespace_name, id.to_string()));
-    }
-    if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
+    retry_.run("create table", [&](CatalogAttempt&) {
+      if (!namespace_exists(id.namespace_name)) {
+        throw NoSuchNamespace(
+            fmt::format("{}: no namespace {} for table {}", where(), id.namespace_name, id.to_string()));
+      }
+      if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
+    });
     std::string warehouse = options_.warehouse;
     if (warehouse.empty()) throw ConfigError(fmt::format("{}: no warehouse set for new tables", where()));
     while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
     const std::string location = fmt::format("{}/{}.db/{}", warehouse, id.namespace_name, id.name);
     TableMetadata metadata = TableMetadata::create(location, schema, spec, order, properties, unix_millis());
     const std::string metadata_location = write_metadata_file(metadata, 0);
-    Transaction transaction(*db_);
-    if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
-    db_->execute(
-        "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-        "previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'TABLE')",
-        {options_.name, id.namespace_name, id.name, metadata_location});
-    transaction.commit();
+    retry_.run("create table", [&](CatalogAttempt& attempt) {
+      const auto existing = find_location(id);
+      if (attempt.after_unknown_commit && existing == metadata_location) return;  // it landed
+      if (existing) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
+      Transaction transaction(*db_);
+      if (find_location(id)) throw AlreadyExists(fmt::format("{}: table {} already exists", where(), id.to_string()));
+      db_->execute(
+          "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+          "previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'TABLE')",
+          {options_.name, id.namespace_name, id.name, metadata_location});
+      transaction.commit(attempt);
+    });
     return LoadedTable{id, metadata_location, std::move(metadata)};
   }
 
@@ -110,47 +134,66 @@ class SqlCatalog : public Catalog {
   }
 
   std::string metadata_location(const TableIdentifier& id) override {
-    auto location = find_location(id);
+    std::optional<std::string> location;
+    retry_.run("read the metadata location", [&](CatalogAttempt&) { location = find_location(id); });
     if (!location) throw NoSuchTable(fmt::format("{}: no table {}", where(), id.to_string()));
     return *location;
   }
 
   std::vector<TableIdentifier> list_tables(const std::string& ns) override {
     std::vector<TableIdentifier> tables;
-    for (const auto& row : db_->query(
-             "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND (iceberg_type = "
-             "'TABLE' OR iceberg_type IS NULL) ORDER BY table_name",
-             {options_.name, ns})) {
-      tables.push_back(TableIdentifier{ns, row[0].value_or("")});
-    }
+    retry_.run("list tables", [&](CatalogAttempt&) {
+      tables.clear();
+      for (const auto& row :
+           db_->query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND "
+                      "(iceberg_type = 'TABLE' OR iceberg_type IS NULL) ORDER BY table_name",
+                      {options_.name, ns})) {
+        tables.push_back(TableIdentifier{ns, row[0].value_or("")});
+      }
+    });
     return tables;
   }
 
   void drop_table(const TableIdentifier& id) override {
-    const std::int64_t dropped =
-        db_->execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
-                     {options_.name, id.namespace_name, id.name});
-    if (dropped == 0) throw NoSuchTable(fmt::format("{}: no table {}", where(), id.to_string()));
+    retry_.run("drop table", [&](CatalogAttempt& attempt) {
+      // One statement, its own transaction: a connection lost on it leaves its outcome unknown.
+      attempt.after_unknown_commit = attempt.after_unknown_commit || attempt.number > 1;
+      const std::int64_t dropped =
+          db_->execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
+                       {options_.name, id.namespace_name, id.name});
+      if (dropped == 0 && !attempt.after_unknown_commit) {
+        throw NoSuchTable(fmt::format("{}: no table {}", where(), id.to_string()));
+      }
+    });
   }
 
   void commit(const std::vector<TableCommit>& commits) override {
     if (commits.empty()) return;
     failpoint::hit("iceberg.catalog.before_commit");
-    Transaction transaction(*db_);
-    for (const TableCommit& commit : commits) {
-      const std::int64_t swapped = db_->execute(
-          "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE catalog_name = ? AND "
-          "table_namespace = ? AND table_name = ? AND metadata_location = ?",
-          {commit.new_metadata_location, commit.expected_metadata_location, options_.name, commit.id.namespace_name,
-           commit.id.name, commit.expected_metadata_location});
-      if (swapped != 1) {
-        const auto current = find_location(commit.id);
-        throw CommitConflict(fmt::format("{}: table {} moved on: it is at {}, the commit was built on {}", where(),
-                                         commit.id.to_string(), current.value_or("(dropped)"),
-                                         commit.expected_metadata_location));
+    retry_.run("commit", [&](CatalogAttempt& attempt) {
+      if (attempt.after_unknown_commit && landed(commits)) return;
+      Transaction transaction(*db_);
+      for (const TableCommit& commit : commits) {
+        const std::int64_t swapped = db_->execute(
+            "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE catalog_name = ? "
+            "AND table_namespace = ? AND table_name = ? AND metadata_location = ?",
+            {commit.new_metadata_location, commit.expected_metadata_location, options_.name, commit.id.namespace_name,
+             commit.id.name, commit.expected_metadata_location});
+        if (swapped != 1) {
+          const auto current = find_location(commit.id);
+          throw CommitConflict(fmt::format("{}: table {} moved on: it is at {}, the commit was built on {}", where(),
+                                           commit.id.to_string(), current.value_or("(dropped)"),
+                                           commit.expected_metadata_location));
+        }
       }
-    }
-    transaction.commit();
+      transaction.commit(attempt);
+      try {
+        failpoint::hit("iceberg.catalog.commit_reply_lost");  // tests and drills: COMMIT done, its answer lost
+      } catch (const failpoint::FailpointError& error) {
+        attempt.after_unknown_commit = true;
+        throw ConnectionLost(fmt::format("{}: {}", where(), error.what()));
+      }
+    });
     failpoint::hit("iceberg.catalog.after_commit");
   }
 
@@ -164,8 +207,8 @@ class SqlCatalog : public Catalog {
     }
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
-    void commit() {
-      db_.commit();
+    void commit(CatalogAttempt& attempt) {
+      CatalogRetry::commit(attempt, [&] { db_.commit(); });  // on failure the destructor rolls back
       done_ = true;
     }
 
@@ -175,6 +218,35 @@ class SqlCatalog : public Catalog {
   };
 
   std::string where() const { return "catalog " + db_->description(); }
+
+  // After a COMMIT whose answer was lost: true when every table of COMMITS points at its new
+  // metadata (the commit landed), false when every one still points at the metadata it was built
+  // on (it did not: running it again is safe, its compare-and-swap cannot apply twice).
+  // CommitConflict when a table is elsewhere: another writer moved it, before or after this commit,
+  // so only the tables' snapshots can say what this one holds (its caller reads them again).
+  bool landed(const std::vector<TableCommit>& commits) {
+    std::size_t moved = 0, stayed = 0;
+    for (const TableCommit& commit : commits) {
+      const auto current = find_location(commit.id);
+      if (current == commit.new_metadata_location) {
+        ++moved;
+      } else if (current == commit.expected_metadata_location) {
+        ++stayed;
+      } else {
+        throw CommitConflict(fmt::format(
+            "{}: table {} is at {}, neither the metadata a commit whose answer was lost was built on ({}) nor the one "
+            "it made ({}): another writer moved it",
+            where(), commit.id.to_string(), current.value_or("(dropped)"), commit.expected_metadata_location,
+            commit.new_metadata_location));
+      }
+    }
+    // One SQL transaction swaps every table of a commit: it can never be half applied.
+    BINBERG_ASSERT(moved == 0 || stayed == 0, "{}: a commit of {} tables is half applied: {} moved, {} did not",
+                   where(), commits.size(), moved, stayed);
+    spdlog::info("{}: a commit of {} tables whose answer was lost {}", where(), commits.size(),
+                 moved == commits.size() ? "landed" : "did not land: running it again");
+    return moved == commits.size();
+  }
 
   void check_name(const char* what, const std::string& name) const {
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
@@ -233,6 +305,7 @@ class SqlCatalog : public Catalog {
 
   std::unique_ptr<SqlConnection> db_;
   CatalogOptions options_;
+  CatalogRetry retry_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 //     catalog (CatalogDurability::kNotRequired). The files a commit names are durable before it
 //     (detail/durable_file.h).
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,9 @@ struct CatalogOptions {
   std::string password;                                      // PostgreSQL; never logged
   std::map<std::string, std::string> connection_properties;  // libpq keywords: sslmode, sslrootcert, ...
   CatalogDurability durability = CatalogDurability::kRequired;
+  // How long one catalog call reconnects and retries while its database is unreachable or busy
+  // before it gives up with CatalogUnavailable ([iceberg] catalog_retry_timeout_ms; catalog_retry.h).
+  std::chrono::milliseconds retry_timeout{30'000};
 };
 
 struct LoadedTable {
@@ -69,6 +73,13 @@ struct TableCommit {
 class CommitConflict : public Error {
  public:
   using Error::Error;
+};
+// The catalog's database stayed unreachable (or busy) for a whole retry budget. The call may be
+// made again later; a commit that ends so may or may not have landed: its caller learns which from
+// the tables (commit_or_recognize, and a restart that reads its progress from the snapshots).
+class CatalogUnavailable : public ConnectionError {
+ public:
+  using ConnectionError::ConnectionError;
 };
 class NoSuchTable : public Error {
  public:
@@ -103,8 +114,10 @@ class Catalog {
   virtual void drop_table(const TableIdentifier& id) = 0;
 
   // Swaps every table of COMMITS in one transaction, or none: CommitConflict names the first table
-  // whose location was not the expected one. Failpoints iceberg.catalog.before_commit (nothing
-  // sent yet) and iceberg.catalog.after_commit (committed, reply not yet seen by the caller).
+  // whose location was not the expected one. A connection lost on the way is reopened and the
+  // transaction run again; lost during its COMMIT, the tables first say whether it landed. Failpoints
+  // iceberg.catalog.before_commit (nothing sent yet) and iceberg.catalog.after_commit (committed, reply not yet seen by
+  // the caller).
   virtual void commit(const std::vector<TableCommit>& commits) = 0;
 };
 

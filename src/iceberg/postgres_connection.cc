@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "iceberg/catalog_retry.h"
 #include "iceberg/sql_connection.h"
 
 namespace binberg::iceberg {
@@ -60,10 +61,27 @@ class PostgresConnection : public SqlConnection {
   void begin_write() override { run("BEGIN", {}); }
   void commit() override { run("COMMIT", {}); }
   void rollback() noexcept override {
+    if (PQstatus(connection_) != CONNECTION_OK) return;  // the server rolled it back when the connection went
     PGresult* result = PQexec(connection_, "ROLLBACK");
     PQclear(result);
   }
+  // PQreset connects again with the parameters of the first connection (password included, never
+  // held in a string of ours), then the session gets its settings again.
+  void reconnect() override {
+    PQreset(connection_);
+    if (PQstatus(connection_) != CONNECTION_OK) {
+      throw ConnectionLost(fmt::format("catalog {}: cannot reconnect: {}", description_, error_message()));
+    }
+    prepare_session();
+  }
   const std::string& description() const override { return description_; }
+
+  // Every synchronous_commit but off flushes a commit locally before acknowledging it: a session
+  // (or a server) asking for off gets on.
+  void prepare_session() {
+    if (query("SHOW synchronous_commit", {}).at(0).at(0).value_or("") == "off")
+      execute("SET synchronous_commit = on", {});
+  }
 
  private:
   std::unique_ptr<PGresult, decltype(&PQclear)> run(const std::string& sql, const std::vector<SqlValue>& parameters) {
@@ -75,12 +93,28 @@ class PostgresConnection : public SqlConnection {
         &PQclear);
     const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      const char* sqlstate = result ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
       const std::string message =
-          fmt::format("catalog {}: {} (in: {})", description_, PQerrorMessage(connection_), sql.substr(0, 120));
-      if (PQstatus(connection_) != CONNECTION_OK) throw ConnectionError(message);
-      throw Error(message);
+          fmt::format("catalog {}: {}{} (in: {})", description_, error_message(),
+                      sqlstate ? fmt::format(" (SQLSTATE {})", sqlstate) : std::string(), sql.substr(0, 120));
+      const ConnectionHealth health =
+          PQstatus(connection_) == CONNECTION_OK ? ConnectionHealth::kOk : ConnectionHealth::kBad;
+      switch (classify_postgres_failure(health, sqlstate ? sqlstate : "")) {
+        case FailureKind::kReconnect:
+          throw ConnectionLost(message);
+        case FailureKind::kRetry:
+          throw DatabaseBusy(message);
+        case FailureKind::kFatal:
+          throw Error(message);
+      }
     }
     return result;
+  }
+
+  std::string error_message() const {
+    std::string message = PQerrorMessage(connection_);
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    return message;
   }
 
   PGconn* connection_;
@@ -130,12 +164,11 @@ std::unique_ptr<SqlConnection> open_postgres(const CatalogOptions& options) {
     PQfinish(connection);
     throw ConnectionError(fmt::format("catalog {}: cannot connect: {}", description, message));
   }
-  std::unique_ptr<SqlConnection> postgres = std::make_unique<PostgresConnection>(connection, std::move(description));
+  auto postgres = std::make_unique<PostgresConnection>(connection, std::move(description));
   const auto setting = [&](const std::string& name) {
-    return postgres->query("SHOW " + name).at(0).at(0).value_or("");
+    return postgres->query("SHOW " + name, {}).at(0).at(0).value_or("");
   };
-  // Every other value flushes a commit locally before acknowledging it; only off does not.
-  if (setting("synchronous_commit") == "off") postgres->execute("SET synchronous_commit = on");
+  postgres->prepare_session();
   std::map<std::string, std::string> settings;
   for (const char* name : {"fsync", "full_page_writes", "synchronous_commit"}) settings[name] = setting(name);
   require_durable(postgres->description(), postgres_durability_problems(settings), options.durability);

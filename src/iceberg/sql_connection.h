@@ -17,6 +17,9 @@ namespace binberg::iceberg {
 using SqlValue = std::optional<std::string>;
 using SqlRow = std::vector<SqlValue>;
 
+// A failed statement throws ConnectionLost (reconnect) or DatabaseBusy (retry) as
+// catalog_retry.h classifies it, else Error (ConnectionError for SQLite files that cannot be
+// opened or written).
 class SqlConnection {
  public:
   virtual ~SqlConnection() = default;
@@ -29,6 +32,9 @@ class SqlConnection {
   virtual void begin_write() = 0;
   virtual void commit() = 0;
   virtual void rollback() noexcept = 0;
+  // Reopens a connection that broke (ConnectionLost), with the session settings open_* made;
+  // throws ConnectionLost while the database cannot be reached. SQLite: nothing to reopen.
+  virtual void reconnect() = 0;
   // "sqlite:///..." or "postgresql://host:port/db", for messages (no password).
   virtual const std::string& description() const = 0;
 };

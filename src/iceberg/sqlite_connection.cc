@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "iceberg/catalog_retry.h"
 #include "iceberg/sql_connection.h"
 
 namespace binberg::iceberg {
@@ -31,6 +32,7 @@ class SqliteConnection : public SqlConnection {
   void begin_write() override { run("BEGIN IMMEDIATE", {}, nullptr); }
   void commit() override { run("COMMIT", {}, nullptr); }
   void rollback() noexcept override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
+  void reconnect() override {}  // a file: a busy database is waited for on the same handle
   const std::string& description() const override { return description_; }
 
  private:
@@ -38,9 +40,8 @@ class SqliteConnection : public SqlConnection {
     const int code = sqlite3_errcode(db_);
     const std::string message =
         fmt::format("catalog {}: {} (in: {})", description_, sqlite3_errmsg(db_), sql.substr(0, 120));
-    if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_CANTOPEN || code == SQLITE_IOERR) {
-      throw ConnectionError(message);
-    }
+    if (classify_sqlite_failure(code) == FailureKind::kRetry) throw DatabaseBusy(message);
+    if (code == SQLITE_CANTOPEN || code == SQLITE_IOERR) throw ConnectionError(message);
     throw Error(message);
   }
 
@@ -98,8 +99,9 @@ std::unique_ptr<SqlConnection> open_sqlite(const std::string& uri, CatalogDurabi
     sqlite3_close_v2(db);
     throw ConnectionError(fmt::format("catalog {}: {}", uri, message));
   }
-  // Other processes (another binberg, pyiceberg) hold the lock briefly; wait rather than fail.
-  sqlite3_busy_timeout(db, 30'000);
+  // Other processes (another binberg, pyiceberg) hold the lock briefly; wait rather than fail. A
+  // lock held longer is DatabaseBusy, which the catalog retries with backoff (catalog_retry.h).
+  sqlite3_busy_timeout(db, 5'000);
   std::unique_ptr<SqlConnection> connection = std::make_unique<SqliteConnection>(db, uri);
   // The journal mode is the database's (WAL persists in the file); synchronous is the session's.
   connection->execute("PRAGMA synchronous = EXTRA");

@@ -110,6 +110,10 @@ std::string write_next_metadata_file(const LoadedTable& base, TableMetadata& nex
 void commit_or_recognize(Catalog& catalog, const std::vector<TableCommit>& commits) {
   try {
     catalog.commit(commits);
+  } catch (const CatalogUnavailable&) {
+    // The catalog settles a lost answer itself whenever its database answers (catalog_retry.h);
+    // asking again now would only wait out another retry budget. The caller reads the tables.
+    throw;
   } catch (const Error&) {
     bool landed = true;
     try {

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "core/assert.h"
 #include "core/clock.h"
@@ -23,6 +24,8 @@
 
 namespace binberg::replicate {
 namespace {
+
+constexpr std::chrono::milliseconds kStopCheck{100};  // how often a backoff asks whether to stop
 
 using Clock = std::chrono::steady_clock;
 
@@ -395,6 +398,7 @@ void Replicator::commit(const capture::SourcePosition& position, CommitScope sco
 
 void Replicator::run(const std::function<bool()>& stop) {
   std::uint32_t conflicts_in_a_row = 0;
+  auto backoff = std::chrono::milliseconds(500);
   for (;;) {
     const std::uint64_t commits_before = stats_.commits;
     try {
@@ -409,13 +413,25 @@ void Replicator::run(const std::function<bool()>& stop) {
       if (conflicts_in_a_row > options_.max_consecutive_conflicts) throw;
       spdlog::warn("{}; another writer committed to the table (maintenance?): reopening the tables and resuming",
                    conflict.what());
-      tables_.clear();
-      in_flight_.reset();
-      pending_events_ = 0;
-      pending_source_commit_ms_ = 0;
-      txn_captured_ = txn_applied_ = false;
-      metrics_.pending_events.set(0);
+    } catch (const iceberg::CatalogUnavailable& unavailable) {
+      // The catalog stayed away for its whole retry budget. A commit it left unanswered may have
+      // landed: the tables say so, as after a restart (invariant 3), so the session starts over
+      // from what they record, never from what this process thinks it committed.
+      if (stats_.commits > commits_before) backoff = std::chrono::milliseconds(500);
+      ++stats_.catalog_outages;
+      spdlog::warn("{}; reopening the tables from the catalog in {} ms", unavailable.what(), backoff.count());
+      for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop(); waited += kStopCheck) {
+        std::this_thread::sleep_for(kStopCheck);
+      }
+      if (stop()) return;  // nothing whole is pending that the tables do not already say
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));
     }
+    tables_.clear();
+    in_flight_.reset();
+    pending_events_ = 0;
+    pending_source_commit_ms_ = 0;
+    txn_captured_ = txn_applied_ = false;
+    metrics_.pending_events.set(0);
   }
 }
 

@@ -72,6 +72,7 @@ struct ReplicatorStats {
   std::uint64_t snapshot_rows = 0;
   std::uint64_t commits = 0;
   std::uint64_t commit_conflicts = 0;      // commits lost to another writer, each followed by a reopen
+  std::uint64_t catalog_outages = 0;       // sessions ended by an unreachable catalog, each followed by a reopen
   std::int64_t last_commit_ms = 0;         // duration of the last catalog commit
   std::int64_t last_source_commit_ms = 0;  // source commit time of the last transaction committed
   std::string position;                    // last committed position, for logs
@@ -99,6 +100,10 @@ class Replicator {
   // expiry) is not an error: nothing of it was published, so every table is reopened from the
   // catalog and streaming resumes from the positions the tables record, as after a restart.
   // max_consecutive_conflicts in a row without a commit in between end the run with the conflict.
+  //
+  // The catalog reconnects by itself (catalog_retry.h); one that stays unreachable for a whole
+  // retry budget (iceberg::CatalogUnavailable) ends the session the same way, after a backoff of
+  // 0.5 s doubling to 30 s: the tables, reopened, say what landed.
   void run(const std::function<bool()>& stop);
 
   const ReplicatorStats& stats() const { return stats_; }

@@ -65,9 +65,37 @@ bool KafkaSink::back_off(std::chrono::milliseconds backoff, const std::function<
   return true;
 }
 
+bool KafkaSink::leave_group(std::unique_ptr<SlotSource>& slots, const std::function<bool()>& stop, const Error& last) {
+  spdlog::warn(
+      "sink: no commit for {} ms while its sessions fail (last: {}): {} leaves group {} so that the other sinks take "
+      "its {} tables, and joins again once the catalog answers",
+      options_.stall_timeout.count(), last.what(), ownership_.writer(), options_.group_id, ownership_.owned().size());
+  slots.reset();  // closes the member: the group gives its slots to the others at once
+  ownership_.assign({});
+  metrics_.owned_tables().set(0);
+  ++stats_.left_group;
+  auto wait = std::chrono::milliseconds(500);
+  for (;;) {
+    try {
+      catalog_.list_namespaces();  // retried inside for [iceberg] catalog_retry_timeout_ms
+      break;
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& error) {
+      spdlog::debug("sink: the catalog does not answer yet: {}", error.what());
+    }
+    if (!back_off(wait, stop, nullptr)) return false;
+    wait = std::min(wait * 2, std::chrono::milliseconds(30'000));
+  }
+  spdlog::info("sink: the catalog answers again: {} joins group {} again", ownership_.writer(), options_.group_id);
+  return !stop();
+}
+
 void KafkaSink::run(const std::function<bool()>& stop) {
   std::uint32_t failures = 0;
   auto backoff = std::chrono::milliseconds(500);
+  // Since when sessions have failed without a commit between (the sink has work it cannot do).
+  std::optional<std::chrono::steady_clock::time_point> failing_since;
   std::unique_ptr<SlotSource> slots;
   // Scale-out: a session ends (committing what is whole) when the group moves topics to or from
   // this sink, and the next one writes the topics it holds then.
@@ -79,6 +107,7 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       if (options_.scale_out && !slots) slots = environment_.join_group(options_, ownership_.writer());
       SinkSession(context).run(session_stop);
       if (!slots || stop()) return;
+      failing_since.reset();
       continue;
     } catch (const ConfigError&) {
       throw;
@@ -96,9 +125,19 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       if (stats_.commits > commits_before) {
         failures = 0;
         backoff = std::chrono::milliseconds(500);
+        failing_since.reset();
       }
+      if (!failing_since) failing_since = environment_.clock().now();
       ++failures;
       if (options_.max_consecutive_failures != 0 && failures >= options_.max_consecutive_failures) throw;
+      // Scale-out: a sink that cannot commit (its catalog unreachable from here) gives its tables to
+      // the group rather than holding them idle; the sessions of the others then write them.
+      if (slots && environment_.clock().now() - *failing_since >= options_.stall_timeout) {
+        if (!leave_group(slots, stop, error)) return;
+        failing_since.reset();
+        backoff = std::chrono::milliseconds(500);
+        continue;
+      }
       spdlog::warn("sink: {}; starting over from the committed offsets in {} ms", error.what(), backoff.count());
       if (!back_off(backoff, stop, slots.get())) return;
       backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));

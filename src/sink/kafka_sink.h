@@ -118,8 +118,11 @@ struct KafkaSinkOptions {
   // rebalancing gives each sink some slots, and a sink writes the tables of its slots only.
   bool scale_out = false;
   std::chrono::milliseconds member_timeout{10'000};  // a silent sink's slots go to the others then
-  std::chrono::milliseconds stall_timeout{300'000};  // and those of a sink whose loop is stuck this long
-  std::int16_t replication_factor = 1;               // of the slots topic
+  // And those of a sink whose loop is stuck this long (Kafka's max.poll.interval.ms), or whose
+  // sessions fail this long without a commit (a catalog it cannot reach): it leaves the group, and
+  // joins again once its catalog answers.
+  std::chrono::milliseconds stall_timeout{300'000};
+  std::int16_t replication_factor = 1;  // of the slots topic
   // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
   // source transaction (GTID, else <file>:<pos>), as `binberg sink --accept-schema-change`.
   std::vector<std::string> accepted_schema_changes;
@@ -141,6 +144,7 @@ struct KafkaSinkStats {
   std::uint64_t schema_changes = 0;         // DDL statements applied to the tables
   std::uint64_t rollbacks = 0;              // sessions started over (abandoned transactions, failures)
   std::uint64_t fenced = 0;                 // tables another sink claimed after this one (it stopped writing them)
+  std::uint64_t left_group = 0;             // scale-out: times it left its group after stall_timeout without a commit
   std::vector<std::string> stopped_tables;  // topics whose tables stopped: a refused schema change, unmappable
   bool rebuilt = false;                     // rebuild mode: the target offsets were reached and committed
 };
@@ -168,6 +172,10 @@ class KafkaSink {
   bool take_slots(SlotSource& slots);
   // After a failed session: waits BACKOFF (serving the group), false when STOP came meanwhile.
   bool back_off(std::chrono::milliseconds backoff, const std::function<bool()>& stop, SlotSource* slots);
+  // Scale-out, after stall_timeout of failed sessions (LAST the latest error): leaves the group
+  // (SLOTS reset: its tables go to the other sinks) and waits until the catalog answers again;
+  // false when STOP came meanwhile.
+  bool leave_group(std::unique_ptr<SlotSource>& slots, const std::function<bool()>& stop, const Error& last);
 
   KafkaSinkOptions options_;
   iceberg::Catalog& catalog_;

@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "catalog_test_body.h"
+#include "iceberg/metadata_file.h"
 #include "iceberg/sql_connection.h"
+#include "support/temp_dir.h"
 #include "support/test_services.h"
 
 namespace binberg::iceberg {
@@ -88,6 +90,63 @@ TEST(PostgresCatalogDurabilityTest, AServerWithFsyncOffIsRefusedUnlessAllowed) {
                   ::testing::HasSubstr("[iceberg] allow_non_durable_catalog = true"))));
   options.durability = CatalogDurability::kNotRequired;
   EXPECT_NO_THROW(open_catalog(options)->list_namespaces());
+}
+
+// A catalog on the stack's PostgreSQL with a namespace of its own and one table, "t", in it.
+class PostgresCatalogOutageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    catalog_ = open_catalog(postgres_options((dir_.path() / "warehouse").string()));
+    ns_ = binberg::testing::unique_name("outage");
+    catalog_->create_namespace(ns_);
+    table_ = catalog_->create_table(TableIdentifier{ns_, "t"},
+                                    Schema(0, {NestedField{1, "id", true, long_type(), std::nullopt}}, {1}),
+                                    PartitionSpec::unpartitioned(), SortOrder::unsorted(), {});
+  }
+
+  // A commit of the table to a new metadata file, as a writer would make it; returns its location.
+  std::string commit_next() {
+    TableMetadata next = table_.metadata;
+    next.record_previous_metadata_file(table_.metadata_location, table_.metadata.last_updated_ms);
+    const std::string location =
+        write_metadata_file(next, metadata_file_version(table_.metadata_location).value_or(0) + 1);
+    catalog_->commit({TableCommit{table_.id, table_.metadata_location, location}});
+    table_ = LoadedTable{table_.id, location, next};
+    return location;
+  }
+
+  binberg::testing::TempDir dir_;
+  std::unique_ptr<Catalog> catalog_;
+  std::string ns_;
+  LoadedTable table_;
+};
+
+// An administrator terminates the catalog's backend (pg_terminate_backend): the next calls find
+// the connection gone, reconnect and succeed, a commit among them, which lands once.
+TEST_F(PostgresCatalogOutageTest, ATerminatedBackendIsReconnectedAndTheNextCallsSucceed) {
+  commit_next();
+  ASSERT_GE(binberg::testing::terminate_postgres_backends(), 1) << "the catalog's backend was terminated";
+  EXPECT_EQ(catalog_->metadata_location(table_.id), table_.metadata_location);
+  ASSERT_GE(binberg::testing::terminate_postgres_backends(), 1);
+  const std::string committed = commit_next();
+  EXPECT_EQ(catalog_->load_table(table_.id).metadata_location, committed);
+  EXPECT_EQ(catalog_->list_tables(ns_), (std::vector<TableIdentifier>{table_.id}));
+}
+
+// The whole server SIGKILLed and started again 3 s later: calls made meanwhile wait for it
+// (reconnecting with backoff) and succeed once it is back.
+TEST_F(PostgresCatalogOutageTest, ACatalogOutlivesARestartOfTheServer) {
+  commit_next();
+  binberg::testing::kill_service("postgres");
+  std::thread restart([] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    binberg::testing::start_service("postgres");
+  });
+  std::string committed;
+  EXPECT_NO_THROW(committed = commit_next());
+  restart.join();
+  EXPECT_EQ(catalog_->metadata_location(table_.id), committed);
+  EXPECT_EQ(catalog_->list_tables(ns_), (std::vector<TableIdentifier>{table_.id}));
 }
 
 }  // namespace

@@ -133,8 +133,56 @@ TYPED_TEST_P(CatalogContract, RacingCommitsFromTwoConnectionsLoseNothing) {
   EXPECT_EQ(this->catalog_->load_table(table.id).metadata.metadata_log.size(), 40u);
 }
 
+// A commit whose COMMIT reached the database but whose answer was lost with the connection: the
+// catalog reconnects, finds every table at the commit's new metadata and returns normally. It
+// moved once: the same commit again is a conflict.
+TYPED_TEST_P(CatalogContract, ACommitWhoseAnswerWasLostIsRecognizedAndNotAppliedTwice) {
+  const LoadedTable a = this->create("lost_answer_a"), b = this->create("lost_answer_b");
+  const std::vector<TableCommit> commit = {TableCommit{a.id, a.metadata_location, this->next_metadata(a)},
+                                           TableCommit{b.id, b.metadata_location, this->next_metadata(b)}};
+  failpoint::arm("iceberg.catalog.commit_reply_lost", failpoint::Trigger{failpoint::Action::kError, {}, 1, 1});
+  this->catalog_->commit(commit);
+  EXPECT_EQ(failpoint::hit_count("iceberg.catalog.commit_reply_lost"), 1u) << "the answer of the COMMIT was lost";
+  EXPECT_EQ(this->catalog_->metadata_location(a.id), commit[0].new_metadata_location);
+  EXPECT_EQ(this->catalog_->metadata_location(b.id), commit[1].new_metadata_location);
+  EXPECT_THROW(this->catalog_->commit(commit), CommitConflict);
+}
+
+// A connection lost before the COMMIT (the database rolled the transaction back): the catalog
+// reconnects and runs the whole transaction again, which lands once.
+TYPED_TEST_P(CatalogContract, ACallWhoseConnectionWasLostIsRunAgain) {
+  const LoadedTable table = this->create("lost_connection");
+  const std::string next = this->next_metadata(table);
+  failpoint::arm("iceberg.catalog.connection_lost", failpoint::Trigger{failpoint::Action::kError, {}, 1, 2});
+  this->catalog_->commit({TableCommit{table.id, table.metadata_location, next}});
+  EXPECT_EQ(failpoint::hit_count("iceberg.catalog.connection_lost"), 3u) << "two attempts lost, the third ran";
+  EXPECT_EQ(this->catalog_->metadata_location(table.id), next);
+}
+
+// A connection that stays lost for the whole retry budget ends the call with CatalogUnavailable
+// naming the catalog and the call; the same catalog works again once the database is back.
+TYPED_TEST_P(CatalogContract, ACatalogLostForItsWholeRetryBudgetIsUnavailableThenAnswersAgain) {
+  CatalogOptions options = this->options();
+  options.retry_timeout = std::chrono::milliseconds(800);
+  const auto catalog = open_catalog(options);
+  failpoint::arm("iceberg.catalog.connection_lost", failpoint::Trigger{failpoint::Action::kError});
+  try {
+    catalog->list_namespaces();
+    ADD_FAILURE() << "a catalog that cannot be reached answered";
+  } catch (const CatalogUnavailable& error) {
+    EXPECT_NE(std::string(error.what()).find("list namespaces: no answer for 800 ms"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_GE(failpoint::hit_count("iceberg.catalog.connection_lost"), 3u) << "retried with backoff";
+  failpoint::disarm_all();
+  EXPECT_NO_THROW(catalog->list_namespaces());
+}
+
 REGISTER_TYPED_TEST_SUITE_P(CatalogContract, NamespacesAndTablesAreCreatedListedAndDropped,
                             CommitSwapsOnlyFromTheExpectedLocation, MultiTableCommitIsAllOrNothing,
-                            RacingCommitsFromTwoConnectionsLoseNothing);
+                            RacingCommitsFromTwoConnectionsLoseNothing,
+                            ACommitWhoseAnswerWasLostIsRecognizedAndNotAppliedTwice,
+                            ACallWhoseConnectionWasLostIsRunAgain,
+                            ACatalogLostForItsWholeRetryBudgetIsUnavailableThenAnswersAgain);
 
 }  // namespace binberg::iceberg

@@ -543,6 +543,35 @@ TEST_F(ReplicateTest, MariadbRestartMidStreamResumesByItself) {
   expect_equal(report, 4);
 }
 
+// The PostgreSQL catalog goes away under a running replicate, twice: every backend terminated by
+// an administrator (pg_terminate_backend), then the whole server SIGKILLed and started again 3 s
+// later. The catalog reconnects by itself and a commit whose answer was lost is recognized from
+// the tables: replicate never exits, and the tables end equal with a clean audit.
+TEST_F(ReplicateTest, PostgresCatalogTerminatedAndRestartedUnderLoadResumesByItself) {
+  std::ofstream(config_) << binberg::testing::source_config(5000 + ::getpid() % 10000, prefix_ + "_", dir_.path(),
+                                                            binberg::testing::postgres_catalog_uri(), prefix_)
+                         << "\n[commit]\ninterval_ms = 200\n\n[metrics]\naddress = \"127.0.0.1:0\"\n";
+  gen("--create --initial-rows 200 --transactions 1");
+  start_replicate();
+  wait_for_log("committed: ");
+  std::thread writer([&] { gen("--events 6000 --seed 4 --rate 1000 --rows-per-statement 2"); });
+  std::this_thread::sleep_for(2s);
+  EXPECT_GE(binberg::testing::terminate_postgres_backends(), 1) << "replicate's catalog connection was terminated";
+  std::this_thread::sleep_for(1500ms);
+  binberg::testing::kill_service("postgres");
+  std::this_thread::sleep_for(3s);
+  binberg::testing::start_service("postgres");
+  writer.join();
+  gen("--events 1000 --seed 5 --rows-per-statement 2");
+  EXPECT_FALSE(wait_for_exit(0ms).has_value()) << "replicate exited instead of reconnecting\n"
+                                               << log_tail("replicate.log");
+  const nlohmann::json report = reconcile();
+  EXPECT_EQ(stop_replicate(SIGTERM), 0) << log_tail("replicate.log");
+  expect_equal(report, 4);
+  EXPECT_GE(binberg::testing::count_log_lines(dir_.path() / "replicate.log", "answers again after"), 1u)
+      << log_tail("replicate.log");
+}
+
 // Schema evolution from DDL mid-stream: added columns (with a default the existing rows get, and
 // nullable), widened types, a rename and a drop evolve the Iceberg tables and the rows stay equal,
 // also after a crash between the evolved schema and its commit. An unsafe change (narrowing) stops

@@ -80,8 +80,10 @@ class PathBTest : public ::testing::Test {
 
   void write_config(const std::string& delivery) {
     const auto& stack = binberg::testing::stack();
-    std::ofstream(config_) << binberg::testing::source_config(6000 + ::getpid() % 10000, prefix_ + "_g_", dir_.path(),
-                                                              path_b_catalog_uri_, path_b_namespace_)
+    std::string sections = binberg::testing::source_config(6000 + ::getpid() % 10000, prefix_ + "_g_", dir_.path(),
+                                                           path_b_catalog_uri_, path_b_namespace_);
+    sections.replace(sections.find("[iceberg]\n"), 10, "[iceberg]\n" + iceberg_extra_);
+    std::ofstream(config_) << sections
                            << fmt::format(R"(
 [commit]
 interval_ms = 100
@@ -456,6 +458,7 @@ address = "127.0.0.1:0"
   mysql::Connection db_ = mysql::Connection::open(binberg::testing::mariadb_admin_options());
   std::string prefix_, topic_prefix_, config_;
   std::string sink_extra_;          // more [sink] keys
+  std::string iceberg_extra_;       // more [iceberg] keys
   std::string path_b_catalog_uri_;  // the sink's catalog when not catalog.db (PostgreSQL)
   std::string path_b_namespace_;    // the sink's Iceberg namespace when not the source database's
   binberg::testing::ChildProcess source_, sink_;
@@ -1428,6 +1431,48 @@ TEST_F(PathBTest, TwoSinksWritingAtOnceNeverApplyARecordTwice) {
   EXPECT_EQ(logged, snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
 }
 
+// The sink's PostgreSQL catalog goes away under load, twice: every backend terminated by an
+// administrator (pg_terminate_backend), then the whole server SIGKILLed and started again 3 s
+// later. The sink reconnects by itself (a commit whose answer was lost is recognized from the
+// tables) and goes on: it never exits, the tables end equal to MariaDB's, every event is in a
+// changelog once, no snapshot holds part of a transaction, and reconcile says EQUAL, audit clean.
+TEST_F(PathBTest, PostgresCatalogTerminatedAndRestartedUnderLoadLosesAndDoublesNothing) {
+  path_b_catalog_uri_ = binberg::testing::postgres_catalog_uri();
+  path_b_namespace_ = prefix_;  // the catalog outlives the test's warehouse: its own namespace
+  write_config("exactly-once");
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  start_reading(sink_, "");
+  Written written;
+  nlohmann::json summary;
+  std::thread writer([&] { summary = workload(1, 8000, 1000); });
+  std::this_thread::sleep_for(2s);
+  EXPECT_GE(binberg::testing::terminate_postgres_backends(), 1) << "the sink's catalog connection was terminated";
+  std::this_thread::sleep_for(2s);
+  binberg::testing::kill_service("postgres");
+  std::this_thread::sleep_for(3s);
+  binberg::testing::start_service("postgres");
+  writer.join();
+  written.add(summary);
+  written.add(workload(2, 2000, 2000));
+  wait_for_saved(written.last_gtid);
+  wait_for_sink();
+  EXPECT_TRUE(sink_.running()) << "the sink exited instead of reconnecting\n"
+                               << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_EQ(sink_.stop(SIGTERM), 0) << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_GE(binberg::testing::count_log_lines(dir_.path() / "sink.log", "answers again after"), 1u)
+      << binberg::testing::log_tail(dir_.path() / "sink.log");
+  const std::size_t logged =
+      expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
+  EXPECT_EQ(logged, snapshot_rows + written.events) << "every snapshot row and row event in a changelog, once";
+  int exit_code = 0;
+  const nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
+  for (const auto& table : report["tables"]) {
+    EXPECT_EQ(table["verdict"], "equal") << table.dump(2);
+    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+  }
+}
+
 // Scale-out: the sinks of one group share the tables; each writes the topics the group gives it.
 class SinkScaleOutTest : public PathBTest {
  protected:
@@ -1592,6 +1637,37 @@ TEST_F(SinkScaleOutTest, ASinkStuckInACommitIsFencedOutOfTheTableItLost) {
       << binberg::testing::log_tail(dir_.path() / "sink-2.log", 60);
   EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second));
   EXPECT_GE(accounts.size() + orders.size(), 3u) << "a table changed hands";
+}
+
+// The second of two sinks loses its catalog for good after a while (a failpoint fails every
+// catalog call it makes from then on, as a network cut between it and the catalog would; the
+// first sink reaches the catalog). Its sessions fail; after stall_timeout_ms (18 s) without a
+// commit it leaves the group, which gives its topic to the first sink: that one claims the table
+// at the next epoch and writes both. The tables end equal to MariaDB's, every event is in a
+// changelog once, each table's epochs only go up, and reconcile says EQUAL, audit clean.
+TEST_F(SinkScaleOutTest, ASinkThatCannotReachItsCatalogLeavesTheGroupAndTheOtherTakesItsTable) {
+  iceberg_extra_ = "catalog_retry_timeout_ms = 2000\n";
+  write_config("exactly-once");
+  const std::uint64_t snapshot_rows = load_and_snapshot();
+  const pid_t second = start_two_sharing("iceberg.catalog.connection_lost=error@60");
+  const nlohmann::json summary = workload(1, 20000, 1000);
+  wait_for_log("sink.log", "gives this sink 2 of 2 topics");
+  wait_for_saved(summary["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_EQ(binberg::testing::count_log_lines(dir_.path() / "sink-2.log", "leaves group"), 1u)
+      << binberg::testing::log_tail(dir_.path() / "sink-2.log", 60);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0) << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_EQ(second_.stop(SIGTERM), 0) << binberg::testing::log_tail(dir_.path() / "sink-2.log");
+  EXPECT_EQ(logged_events(), snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
+  const auto accounts = expect_one_writer_per_epoch("accounts"), orders = expect_one_writer_per_epoch("orders");
+  EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second)) << "the second sink held a table first";
+  int exit_code = 0;
+  const nlohmann::json report = reconcile(exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
+  for (const auto& table : report["tables"]) {
+    EXPECT_EQ(table["verdict"], "equal") << table.dump(2);
+    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+  }
 }
 }  // namespace
 }  // namespace binberg::sink

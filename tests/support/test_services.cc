@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "iceberg/sql_connection.h"
 #include "lab/stack_control.h"
 
 namespace binberg::testing {
@@ -94,6 +95,18 @@ void start_service(const std::string& service) {
   const int offset = services.mariadb().port - 13306;
   run_command(fmt::format("bash '{}/scripts/services' up --only {} --dir '{}' --port-offset {} 2>&1",
                           BINBERG_SOURCE_DIR, service, services.dir, offset));
+}
+
+int terminate_postgres_backends() {
+  iceberg::CatalogOptions options;
+  options.uri = postgres_catalog_uri();
+  options.password = postgres_catalog_password();
+  options.durability = iceberg::CatalogDurability::kNotRequired;
+  const auto admin = iceberg::open_postgres(options);
+  const auto rows = admin->query(
+      "SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+      "AND backend_type = 'client backend' AND usename = current_user");
+  return std::stoi(rows.at(0).at(0).value_or("0"));
 }
 
 void kill_and_restart_mariadb() {

@@ -26,6 +26,9 @@ void kill_service(const std::string& service);
 void start_service(const std::string& service);
 // Both, for MariaDB.
 void kill_and_restart_mariadb();
+// Terminates every client backend of the stack's PostgreSQL but the caller's (the catalogs'
+// connections among them), as an administrator's pg_terminate_backend would; returns how many.
+int terminate_postgres_backends();
 
 // The [source], [capture] and [iceberg] sections of a binberg configuration for the stack's MariaDB
 // (its password from $BINBERG_TEST_SOURCE_PASSWORD, set here), capturing the tables whose names

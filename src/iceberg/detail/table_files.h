@@ -53,7 +53,8 @@ std::string write_next_metadata_file(const LoadedTable& base, TableMetadata& nex
 
 // CATALOG.commit(COMMITS), recognizing a commit that landed although an error was raised (a lost
 // reply): then every table points at its new metadata and this returns normally, since the
-// catalog commits all or none. Otherwise the error propagates.
+// catalog commits all or none. Otherwise the error propagates (CatalogUnavailable at once: the
+// catalog already settles a lost answer whenever its database answers).
 void commit_or_recognize(Catalog& catalog, const std::vector<TableCommit>& commits);
 
 // write_next_metadata_file, then the catalog's compare-and-swap from BASE to it. CommitConflict
