@@ -760,23 +760,30 @@ TEST_F(PathBTest, RecordsDeletedBeforeAStoppedSinkReadThemStopTheirTableOnly) {
   for (int round = 0; round < 20 && !deleted_past_applied(); ++round) workload(10 + round, 300, 1000);
   ASSERT_TRUE(deleted_past_applied()) << "retention did not delete records past the sink's offsets";
   std::string deleted;
+  std::map<std::int32_t, std::int64_t> first_left;
   for (const auto& [partition, next] : applied) {
-    deleted += fmt::format(" [{}] applied up to {}, now starts at {};", partition, next,
-                           consumer.watermarks(topic("accounts"), partition, 30s).first);
+    first_left[partition] = consumer.watermarks(topic("accounts"), partition, 30s).first;
+    deleted += fmt::format(" [{}] applied up to {}, now starts at {};", partition, next, first_left[partition]);
   }
   kafka::set_topic_configs(kafka_options(), topic("accounts"), {});  // what is left stays
   sink_.send(SIGCONT);
   const nlohmann::json after = workload(40, 300);
   wait_for_saved(after["last_gtid"].get<std::string>());
-  const auto stopped =
-      binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "before the tables applied them", 60s);
+  // The text after "table of <topic>: topic <topic> [": the partition, the offsets and why.
+  const auto stopped = binberg::testing::wait_for_log_line(
+      dir_.path() / "sink.log", fmt::format("table of {}: topic {} [", topic("accounts"), topic("accounts")), 60s);
   const std::map<std::int32_t, std::int64_t> now = committed_offsets("accounts");
   ASSERT_TRUE(stopped) << "the sink did not stop the accounts table at the deleted records:" << deleted
                        << " its offsets went from " << nlohmann::json(applied).dump() << " to "
                        << nlohmann::json(now).dump() << "\n"
                        << binberg::testing::log_tail(dir_.path() / "sink.log");
-  EXPECT_NE(stopped->find(topic("accounts")), std::string::npos) << *stopped;
-  EXPECT_EQ(now, applied) << "the accounts table committed past records it never applied";
+  EXPECT_NE(stopped->find("were deleted (retention) before the tables applied them"), std::string::npos) << *stopped;
+  for (const auto& [partition, next] : now) {  // past markers it read, never into what was deleted
+    if (first_left[partition] > applied.at(partition) + 1) {
+      EXPECT_LT(next, first_left[partition])
+          << "the accounts table committed past records it never applied:" << deleted;
+    }
+  }
   wait_for_differences(std::nullopt, 0);  // the orders table goes on
   EXPECT_TRUE(sink_.running()) << "a gap in one table must not stop the sink";
   const auto url = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "metrics on http://");
@@ -787,7 +794,7 @@ TEST_F(PathBTest, RecordsDeletedBeforeAStoppedSinkReadThemStopTheirTableOnly) {
   int exit_code = -1;
   const nlohmann::json report = reconcile(exit_code, "", 10);
   EXPECT_NE(exit_code, 0) << report.dump(1);
-  for (const auto& table : report["tables"]) {
+  for (const auto& table : report.is_object() ? report["tables"] : nlohmann::json::array()) {  // never EQUAL
     if (table.dump().find(table_name("accounts") + "\"") != std::string::npos) {
       EXPECT_NE(table["verdict"], "equal") << table.dump(1);
     }
@@ -804,22 +811,24 @@ TEST_F(PathBTest, ATopicMadeAgainUnderARunningSinkStopsItsTableOnly) {
   start_sink();
   wait_for_saved(workload(1, 300)["last_gtid"].get<std::string>());
   wait_for_sink();
-  const std::map<std::int32_t, std::int64_t> applied = committed_offsets("accounts");
   EXPECT_EQ(source_.stop(SIGTERM), 0);
+  std::this_thread::sleep_for(2s);  // the sink reads the last transaction markers and commits past them
+  const std::map<std::int32_t, std::int64_t> applied = committed_offsets("accounts");
   kafka::delete_topic(kafka_options(), topic("accounts"));
   for (int attempt = 0; attempt < 100 && kafka::partition_count_if_exists(kafka_options(), topic("accounts"));
        ++attempt) {
     std::this_thread::sleep_for(100ms);
   }
   kafka::create_topic(kafka_options(), kafka::TopicSpec{topic("accounts"), 3, 1, {}});
-  const auto stopped = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "was deleted and made again", 60s);
+  const auto stopped = binberg::testing::wait_for_log_line(
+      dir_.path() / "sink.log", fmt::format("table of {}: topic {} [", topic("accounts"), topic("accounts")), 60s);
   start_source();
   const nlohmann::json after = workload(2, 600);
   wait_for_saved(after["last_gtid"].get<std::string>());
   ASSERT_TRUE(stopped) << "the sink did not stop the accounts table of the recreated topic; differences now: "
                        << iceberg_differences("accounts") << "\n"
                        << binberg::testing::log_tail(dir_.path() / "sink.log");
-  EXPECT_NE(stopped->find(topic("accounts")), std::string::npos) << *stopped;
+  EXPECT_NE(stopped->find("the topic was deleted and made again"), std::string::npos) << *stopped;
   wait_for_differences(std::nullopt, 0);  // the orders table goes on
   EXPECT_EQ(committed_offsets("accounts"), applied) << "the accounts table committed offsets of another topic";
   EXPECT_GT(iceberg_differences("accounts"), 0) << "the accounts table cannot hold what it never read";
