@@ -68,6 +68,76 @@ CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic, 
   return result;
 }
 
+void delete_topic(const ClientOptions& options, const std::string& topic, std::chrono::milliseconds timeout) {
+  const auto handle = admin_handle(options);
+  rd_kafka_t* rk = handle->c_ptr();
+  char errstr[512];
+  rd_kafka_DeleteTopic_t* deleted = rd_kafka_DeleteTopic_new(topic.c_str());
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_AdminOptions_t* admin_options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DELETETOPICS);
+  rd_kafka_AdminOptions_set_operation_timeout(admin_options, static_cast<int>(timeout.count()), errstr, sizeof errstr);
+  rd_kafka_DeleteTopics(rk, &deleted, 1, admin_options, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, static_cast<int>(timeout.count()) + 5000);
+  std::string failure;
+  if (event == nullptr) {
+    failure = "no answer from the controller in time";
+  } else if (rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    failure = rd_kafka_event_error_string(event);
+  } else {
+    size_t count = 0;
+    const rd_kafka_topic_result_t** results =
+        rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(event), &count);
+    for (size_t i = 0; i < count; ++i) {
+      const rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[i]);
+      if (code != RD_KAFKA_RESP_ERR_NO_ERROR && code != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+        const char* message = rd_kafka_topic_result_error_string(results[i]);
+        failure = message != nullptr ? message : rd_kafka_err2str(code);
+      }
+    }
+  }
+  if (event != nullptr) rd_kafka_event_destroy(event);
+  rd_kafka_AdminOptions_destroy(admin_options);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_DeleteTopic_destroy(deleted);
+  if (!failure.empty()) fail("kafka {}: cannot delete topic {}: {}", options.bootstrap_servers, topic, failure);
+}
+
+void set_topic_configs(const ClientOptions& options, const std::string& topic,
+                       const std::map<std::string, std::string>& configs, std::chrono::milliseconds timeout) {
+  const auto handle = admin_handle(options);
+  rd_kafka_t* rk = handle->c_ptr();
+  char errstr[512];
+  rd_kafka_ConfigResource_t* resource = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  for (const auto& [key, value] : configs) rd_kafka_ConfigResource_set_config(resource, key.c_str(), value.c_str());
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_AdminOptions_t* admin_options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_ALTERCONFIGS);
+  rd_kafka_AdminOptions_set_request_timeout(admin_options, static_cast<int>(timeout.count()), errstr, sizeof errstr);
+  rd_kafka_AlterConfigs(rk, &resource, 1, admin_options, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, static_cast<int>(timeout.count()) + 5000);
+  std::string failure;
+  if (event == nullptr) {
+    failure = "no answer from the broker in time";
+  } else if (rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    failure = rd_kafka_event_error_string(event);
+  } else {
+    size_t count = 0;
+    const rd_kafka_ConfigResource_t** results =
+        rd_kafka_AlterConfigs_result_resources(rd_kafka_event_AlterConfigs_result(event), &count);
+    for (size_t i = 0; i < count; ++i) {
+      if (rd_kafka_ConfigResource_error(results[i]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* message = rd_kafka_ConfigResource_error_string(results[i]);
+        failure = message != nullptr ? message : rd_kafka_err2str(rd_kafka_ConfigResource_error(results[i]));
+      }
+    }
+  }
+  if (event != nullptr) rd_kafka_event_destroy(event);
+  rd_kafka_AdminOptions_destroy(admin_options);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_ConfigResource_destroy(resource);
+  if (!failure.empty())
+    fail("kafka {}: cannot set the configs of topic {}: {}", options.bootstrap_servers, topic, failure);
+}
+
 std::optional<std::int32_t> partition_count_if_exists(const ClientOptions& options, const std::string& topic,
                                                       std::chrono::milliseconds timeout) {
   const auto handle = admin_handle(options);

@@ -25,6 +25,17 @@ enum class CreateResult { kCreated, kAlreadyExists };
 CreateResult create_topic(const ClientOptions& options, const TopicSpec& topic,
                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// Deletes TOPIC with every record in it; a missing topic is not an error. Throws Error naming the
+// topic otherwise. (Tests and drills: a topic deleted and made again under a running sink.)
+void delete_topic(const ClientOptions& options, const std::string& topic,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// Sets TOPIC's configs to CONFIGS (AlterConfigs: the topic's other dynamic configs go back to the
+// broker's defaults). Throws Error naming the topic when the broker refuses.
+void set_topic_configs(const ClientOptions& options, const std::string& topic,
+                       const std::map<std::string, std::string>& configs,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 // The number of partitions TOPIC has; throws Error naming the topic when it does not exist.
 std::int32_t partition_count(const ClientOptions& options, const std::string& topic,
                              std::chrono::milliseconds timeout = std::chrono::seconds(30));

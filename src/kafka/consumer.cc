@@ -32,7 +32,7 @@ std::unique_ptr<RdKafka::KafkaConsumer> create_consumer(const ConsumerOptions& o
                               {"group.id", options.group_id},
                               {"enable.auto.commit", "false"},
                               {"enable.auto.offset.store", "false"},
-                              {"auto.offset.reset", "earliest"},
+                              {"auto.offset.reset", options.offset_reset == OffsetReset::kError ? "error" : "earliest"},
                               {"isolation.level", options.read_committed ? "read_committed" : "read_uncommitted"},
                               {"enable.partition.eof", "true"},
                               {"client.id", "binberg"},
@@ -125,6 +125,14 @@ std::optional<std::int64_t> Consumer::high_watermark(const std::string& topic, s
   return high;
 }
 
+std::optional<std::int64_t> Consumer::known_low_watermark(const std::string& topic, std::int32_t partition) {
+  std::int64_t low = 0, high = 0;
+  if (state_->consumer->get_watermark_offsets(topic, partition, &low, &high) != RdKafka::ERR_NO_ERROR || low < 0) {
+    return std::nullopt;
+  }
+  return low;
+}
+
 std::pair<std::int64_t, std::int64_t> Consumer::watermarks(const std::string& topic, std::int32_t partition,
                                                            std::chrono::milliseconds timeout) {
   std::int64_t low = 0, high = 0;
@@ -149,7 +157,7 @@ Polled Consumer::poll_event(std::chrono::milliseconds timeout) {
     case RdKafka::ERR_NO_ERROR:
       return to_record(*message);
     case RdKafka::ERR__PARTITION_EOF:
-      return PartitionEnd{message->topic_name(), message->partition()};
+      return PartitionEnd{message->topic_name(), message->partition(), message->offset()};
     case RdKafka::ERR__TIMED_OUT:
       return std::monostate{};
     default:

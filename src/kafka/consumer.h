@@ -31,10 +31,15 @@ struct ConsumedRecord {
   std::int64_t timestamp_ms = 0;
 };
 
+// Where a consumer goes when the offset it should read is not in the partition (retention deleted
+// it, or the topic was made again): its first offset, or nowhere (an error to the reader).
+enum class OffsetReset { kEarliest, kError };
+
 struct ConsumerOptions {
   ClientOptions client;
   std::string group_id;
   bool read_committed = true;
+  OffsetReset offset_reset = OffsetReset::kEarliest;
 };
 
 struct PartitionStart {
@@ -47,6 +52,9 @@ struct PartitionStart {
 struct PartitionEnd {
   std::string topic;
   std::int32_t partition = 0;
+  // Where the reader stands: past every record before the end (read_committed: past transaction
+  // markers and aborted records too); -1 when not known.
+  std::int64_t offset = -1;
 };
 
 // What one poll gives: nothing within the timeout, a record, or a partition's end.
@@ -71,6 +79,9 @@ class Consumer {
   // The high watermark of a partition as the last fetch reported it (no broker call); nullopt when
   // none is known yet.
   std::optional<std::int64_t> high_watermark(const std::string& topic, std::int32_t partition);
+  // The partition's first offset as the last fetch reported it (no broker call); nullopt when
+  // none is known yet.
+  std::optional<std::int64_t> known_low_watermark(const std::string& topic, std::int32_t partition);
   // The first and the next offset of a partition, asked of the broker (the first moves up as
   // retention deletes records). Throws Error when the broker does not answer within TIMEOUT.
   std::pair<std::int64_t, std::int64_t> watermarks(const std::string& topic, std::int32_t partition,

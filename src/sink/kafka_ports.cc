@@ -30,14 +30,22 @@ class KafkaInput final : public SinkInput {
  public:
   explicit KafkaInput(const KafkaSinkOptions& options)
       : options_(options),
-        consumer_(kafka::Consumer::create(kafka::ConsumerOptions{options.kafka, options.group_id, true})),
+        // Reads start where the tables say, never where a reset would jump to: an offset retention
+        // deleted (or a recreated topic lacks) is an error, which the next session's start names.
+        consumer_(kafka::Consumer::create(
+            kafka::ConsumerOptions{options.kafka, options.group_id, true, kafka::OffsetReset::kError})),
         decoder_(options.registry) {}
 
   std::int32_t partition_count(const std::string& topic) override {
     return kafka::partition_count(options_.kafka, topic);
   }
-  Offset first_offset(const std::string& topic, Partition partition) override {
-    return Offset(consumer_.watermarks(topic, partition.value, std::chrono::seconds(30)).first);
+  PartitionBounds bounds(const std::string& topic, Partition partition) override {
+    const auto [first, end] = consumer_.watermarks(topic, partition.value, std::chrono::seconds(30));
+    return PartitionBounds{Offset(first), Offset(end)};
+  }
+  std::optional<Offset> known_first_offset(const std::string& topic, Partition partition) override {
+    const auto first = consumer_.known_low_watermark(topic, partition.value);
+    return first ? std::optional(Offset(*first)) : std::nullopt;
   }
   void assign(const std::vector<kafka::PartitionStart>& starts) override { consumer_.assign(starts); }
   void start_reading(const std::map<envelope::TopicPartition, std::int64_t>& skip_below) override {

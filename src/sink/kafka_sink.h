@@ -22,9 +22,13 @@
 //      its bytes, headers, origin and the error; a record whose key is not the key of its row
 //      goes to `<topic>.quarantine`. Both are acknowledged by the broker before the commit that
 //      moves the offsets past them.
-//   5. Nothing is skipped. A start (or `read_from`) that would begin past a table's recorded
-//      offsets, or below the first offset a partition still holds (retention deleted the
-//      records between), stops the sink with an error instead of leaving a gap.
+//   5. Nothing is skipped. The consumer never jumps (auto.offset.reset = error). A partition that
+//      starts past a table's recorded offset (retention deleted records it needs) or ends below
+//      it (the topic was deleted and made again) stops that table with an error naming topic,
+//      partition and offsets (TableStopped: the other tables go on, nothing of it is committed
+//      past the gap); so does a record delivered past the expected offset when the skipped
+//      records were deleted (transaction markers and aborted records are skipped legitimately).
+//      A `read_from` past a table's offsets stops the sink with an error.
 //   6. A replayed dead letter (`binberg dlq replay`, kReplayOfHeader) is applied at most once and
 //      never moves its key back: the records of its partition between its origin and itself say
 //      whether it repeats a replay (skipped) or its key has a newer change (changelog only). It

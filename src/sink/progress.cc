@@ -1,5 +1,6 @@
 #include "sink/progress.h"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,34 @@ PartitionOffsets sink_next_offsets(const std::string& summary_value, const std::
     offsets[partition] = progress.next_offset;
   }
   return offsets;
+}
+
+std::string OffsetGap::describe(const std::string& topic, Partition partition) const {
+  if (kind == Kind::kRecreated) {
+    return fmt::format(
+        "topic {} [{}] ends at offset {} but the tables applied it up to offset {}: the topic was deleted and made "
+        "again (or truncated). Its records below offset {} are not the ones the tables applied and would be skipped "
+        "as applied: binberg sink stops writing this table and commits nothing more of it; the other tables go on. "
+        "Reload the table (rebuild it or start it afresh from the new topic)",
+        topic, partition, from, to, to);
+  }
+  return fmt::format(
+      "topic {} [{}]: offsets {}..{} were deleted (retention) before the tables applied them; the tables need the "
+      "partition from offset {} and it now starts at offset {}: binberg sink stops writing this table and commits "
+      "nothing past offset {}; the other tables go on. Rebuild the table from a later commit (binberg sink "
+      "--rebuild NAMESPACE --from timestamp:...) or reload the source",
+      topic, partition, from, to.value - 1, from, to, from);
+}
+
+std::optional<OffsetGap> gap_at_start(Offset needed, PartitionBounds bounds) {
+  if (bounds.end < needed) return OffsetGap{OffsetGap::Kind::kRecreated, bounds.end, needed};
+  if (bounds.first > needed) return OffsetGap{OffsetGap::Kind::kDeleted, needed, bounds.first};
+  return std::nullopt;
+}
+
+std::optional<OffsetGap> gap_in_delivery(Offset expected, Offset delivered, Offset first) {
+  if (delivered <= expected || first <= expected) return std::nullopt;
+  return OffsetGap{OffsetGap::Kind::kDeleted, expected, std::min(first, delivered)};
 }
 
 }  // namespace binberg::sink

@@ -86,6 +86,35 @@ std::string offsets_json(const PartitionOffsets& offsets);
 // The next offset per partition a kSinkOffsetsProperty (SUMMARY_VALUE) records; throws Error naming WHERE.
 PartitionOffsets sink_next_offsets(const std::string& summary_value, const std::string& where);
 
+// The offsets a partition holds now: [first, end). `first` moves up as retention deletes records.
+struct PartitionBounds {
+  Offset first, end;
+};
+
+// Offsets a table needs from a partition that the partition no longer holds (invariant 5 of
+// kafka_sink.h): applying what comes after them would commit past records never applied.
+struct OffsetGap {
+  enum class Kind {
+    kDeleted,    // retention (or a truncation) deleted [from, to) before the table applied them
+    kRecreated,  // the partition ends below what the table applied: the topic was deleted and made again
+  };
+  Kind kind = Kind::kDeleted;
+  Offset from, to;  // kDeleted: the records lost; kRecreated: [the partition's end, the table's next offset)
+
+  // The error naming TOPIC, PARTITION, the missing range and what to do.
+  std::string describe(const std::string& topic, Partition partition) const;
+};
+
+// Where a table whose next offset is NEEDED starts reading a partition holding BOUNDS: a gap when
+// retention deleted records it needs (a table with no progress needs the partition from offset 0)
+// or the partition ends below NEEDED (only a recreated topic ends below offsets once applied).
+std::optional<OffsetGap> gap_at_start(Offset needed, PartitionBounds bounds);
+// A record delivered at DELIVERED where the partition's next record was EXPECTED, the partition
+// holding from FIRST on. A read_committed consumer legitimately skips transaction markers and
+// aborted records, so a skip alone is no gap; it is one when FIRST is past EXPECTED: the records
+// in between were deleted before they were read (the consumer jumped to what was left).
+std::optional<OffsetGap> gap_in_delivery(Offset expected, Offset delivered, Offset first);
+
 }  // namespace binberg::sink
 
 template <>

@@ -126,23 +126,24 @@ Opening SessionOpening::open_tables(const std::map<std::string, iceberg::TableId
   return seeded ? Opening::kSeeded : Opening::kOpened;
 }
 
+void stop_at_gap(const TableState& table, Partition partition, const OffsetGap& gap) {
+  const std::string what = gap.describe(table.topic, partition);
+  if (table.rebuild) throw ConfigError(fmt::format("sink: rebuild: {}", what));
+  throw TableStopped(table.topic, fmt::format("table of {}: {}", table.topic, what));
+}
+
 void SessionOpening::assign_partitions(SinkInput& input) {
   std::vector<kafka::PartitionStart> starts;
   for (auto& [topic, table] : state_.tables()) {
     for (std::int32_t number = 0; number < table.partitions; ++number) {
       const Partition partition(number);
       const Offset needed = table.progress_of(partition).next_offset;
-      const Offset first = input.first_offset(topic, partition);
-      if (needed < first) {
-        throw ConfigError(fmt::format(
-            "topic {} [{}] starts at offset {} (retention deleted what was before it), but the tables need it from "
-            "offset {}: applying what is left would leave a gap; rebuild the tables from a later commit "
-            "(binberg sink --rebuild NAMESPACE --from timestamp:...)",
-            topic, partition, first, needed));
-      }
+      const PartitionBounds bounds = input.bounds(topic, partition);
+      // Invariant 5: never a silent jump over what the tables still need.
+      if (const auto gap = gap_at_start(needed, bounds)) stop_at_gap(table, partition, *gap);
       Offset start = needed;
       if (options_.read_from) {
-        start = *options_.read_from == kEarliestOffset ? first : Offset(*options_.read_from);
+        start = *options_.read_from == kEarliestOffset ? bounds.first : Offset(*options_.read_from);
         if (start > needed) {
           throw ConfigError(
               fmt::format("topic {} [{}]: --from offset {} is past the next offset the tables need ({}); "
@@ -151,6 +152,7 @@ void SessionOpening::assign_partitions(SinkInput& input) {
         }
       }
       starts.push_back(kafka::PartitionStart{topic, number, start.value});
+      state_.expect({topic, number}, start);
       if (start < needed) state_.reread({topic, number}, needed);
     }
     spdlog::info("sink: topic {} ({} partitions) from {}{}", topic, table.partitions,

@@ -3,7 +3,7 @@
 // How a sink session starts (invariants 1, 5 and 8 of kafka_sink.h): it finds the tables the sink
 // made before, reads each one's offsets, newest change and writer epoch from its current snapshot,
 // claims it or finds itself fenced out of it (ownership.h), seeds a rebuild, and seeks every
-// partition to the offsets the tables need, refusing a start that would leave a gap.
+// partition to the offsets the tables need, stopping a table whose start would leave a gap.
 
 #include <map>
 #include <string>
@@ -21,6 +21,10 @@ enum class Opening {
   kSeeded,   // a rebuild copied its seed: the first commit is due before anything is read
   kStandby,  // scale-out: no table to write until the group gives this sink a topic
 };
+
+// Stops TABLE at GAP in PARTITION (TableStopped: the sink goes on with its other tables and never
+// commits this one past the gap); a rebuild is refused instead (ConfigError).
+[[noreturn]] void stop_at_gap(const TableState& table, Partition partition, const OffsetGap& gap);
 
 class SessionOpening {
  public:

@@ -86,6 +86,23 @@ ChangeAction SessionState::judge_change(const TableState& table, const RecordFac
   return ChangeAction{ChangeAction::Kind::kApply, {}, {}, coordinates};
 }
 
+std::optional<Offset> SessionState::delivered(const envelope::TopicPartition& partition, Offset offset) {
+  const auto it = expected_.find(partition);
+  BINBERG_ASSERT(it != expected_.end(), "{} [{}] offset {}: a record of a partition the session did not assign",
+                 partition.first, partition.second, offset);
+  const Offset expected = it->second;
+  it->second = std::max(expected, offset.next());
+  if (offset > expected) return expected;
+  return std::nullopt;
+}
+
+Offset SessionState::expected(const envelope::TopicPartition& partition) const {
+  const auto it = expected_.find(partition);
+  BINBERG_ASSERT(it != expected_.end(), "{} [{}]: a partition the session did not assign", partition.first,
+                 partition.second);
+  return it->second;
+}
+
 bool SessionState::redelivered(const envelope::TopicPartition& partition, Offset offset) {
   const auto it = rereading_.find(partition);
   if (it == rereading_.end() || offset.next() < it->second) return false;
@@ -126,6 +143,19 @@ void SessionState::advance(TableState& table, const kafka::ConsumedRecord& recor
                  record.partition, progress.next_offset, record.offset + 1);
   progress.next_offset = Offset(record.offset).next();
   progress.timestamp_ms = record.timestamp_ms;
+  offsets_moved_ = true;
+}
+
+void SessionState::read_to_end(TableState& table, Partition partition, Offset end) {
+  Offset& expected = expected_[{table.topic, partition.value}];
+  expected = std::max(expected, end);
+  if (mode_ != SessionMode::kSink || drain_.waiting_in({table.topic, partition.value}) ||
+      (table.schema_change && table.schema_change->offsets.contains(partition))) {
+    return;
+  }
+  Progress& progress = table.progress_of(partition);
+  if (end <= progress.next_offset) return;
+  progress.next_offset = end;
   offsets_moved_ = true;
 }
 

@@ -138,7 +138,22 @@ class SessionState {
   const Drain& drain() const { return drain_; }
   void begin_drain() { drain_.begin(transactions_); }
 
+  // Reading PARTITION begins at START (the offset it was assigned at).
+  void expect(const envelope::TopicPartition& partition, Offset start) { expected_[partition] = start; }
+  // A record read at OFFSET in PARTITION: the offset the reader should have delivered instead, when
+  // it skipped ahead (nullopt: nothing skipped). The shell then asks whether the skip is a gap
+  // (gap_in_delivery): transaction markers and aborted records are skipped legitimately.
+  std::optional<Offset> delivered(const envelope::TopicPartition& partition, Offset offset);
+  // The offset PARTITION's next record is expected at.
+  Offset expected(const envelope::TopicPartition& partition) const;
+
   void at_end(const envelope::TopicPartition& partition) { at_end_.insert(partition); }
+  // PARTITION of TABLE was read to its end, the reader standing at END: what lies between the
+  // partition's next offset and END holds no record (transaction markers, aborted records), so
+  // the next offset moves there, unless records of the partition still wait or are held. A table
+  // caught up thus records an offset a later start finds nothing missing before, even when
+  // retention deleted the markers.
+  void read_to_end(TableState& table, Partition partition, Offset end);
   void read_in(const envelope::TopicPartition& partition) { at_end_.erase(partition); }
   bool is_at_end(const envelope::TopicPartition& partition) const { return at_end_.contains(partition); }
 
@@ -178,6 +193,8 @@ class SessionState {
   Drain drain_;
   // The partitions whose end the reader reported after the last record handed over.
   std::set<envelope::TopicPartition> at_end_;
+  // The offset each partition's next record is expected at: past the last one read.
+  std::map<envelope::TopicPartition, Offset> expected_;
   // --from: the partitions read again from before the tables' offsets, until they get there.
   std::map<envelope::TopicPartition, Offset> rereading_;
   std::size_t pending_changes_ = 0;

@@ -38,7 +38,11 @@ class SinkInput {
   virtual ~SinkInput() = default;
 
   virtual std::int32_t partition_count(const std::string& topic) = 0;
-  virtual Offset first_offset(const std::string& topic, Partition partition) = 0;  // retention starts there
+  // The offsets the partition holds now, asked of the broker.
+  virtual PartitionBounds bounds(const std::string& topic, Partition partition) = 0;
+  // The partition's first offset as the last fetch reported it (no broker call); nullopt when not
+  // known yet.
+  virtual std::optional<Offset> known_first_offset(const std::string& topic, Partition partition) = 0;
   virtual void assign(const std::vector<kafka::PartitionStart>& starts) = 0;
   // Begins reading what was assigned; records below SKIP_BELOW are handed over undecoded.
   virtual void start_reading(const std::map<envelope::TopicPartition, std::int64_t>& skip_below) = 0;

@@ -83,6 +83,34 @@ void SinkSession::handle(ReadRecord& read, Arrival arrival) {
   }
 }
 
+// Invariant 5: a record past the one expected in its partition is a gap when the records skipped
+// were deleted before they were read; its table stops before anything of it is committed past the
+// gap. (The consumer reports an offset it cannot read instead of jumping, so this is the second
+// line: a fetch that raced retention, a consumer configured otherwise, a simulated one.)
+void SinkSession::check_delivery(const kafka::ConsumedRecord& record) {
+  const Partition partition(record.partition);
+  const std::optional<Offset> expected = state_.delivered({record.topic, record.partition}, Offset(record.offset));
+  if (!expected) return;
+  // Usually a transaction marker: what the last fetch said is enough unless it says records are gone.
+  std::optional<Offset> first = input_->known_first_offset(record.topic, partition);
+  if (!first || *first > *expected) first = input_->bounds(record.topic, partition).first;
+  if (const auto gap = gap_in_delivery(*expected, Offset(record.offset), *first)) {
+    stop_at_gap(state_.table(record.topic), partition, *gap);
+  }
+}
+
+// A consumer that jumped over deleted records to the end of what is left reports the end with no
+// record after the jump: its table is not "read to its end" (it would claim a source position it
+// lacks changes before), it has a gap.
+void SinkSession::check_end(const kafka::PartitionEnd& end) {
+  const Partition partition(end.partition);
+  const Offset expected = state_.expected({end.topic, end.partition});
+  const std::optional<Offset> known = input_->known_first_offset(end.topic, partition);
+  if (!known || *known <= expected) return;  // the usual case: no broker call
+  const Offset first = input_->bounds(end.topic, partition).first;
+  if (const auto gap = gap_in_delivery(expected, first, first)) stop_at_gap(state_.table(end.topic), partition, *gap);
+}
+
 void SinkSession::handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts) {
   const kafka::ConsumedRecord& record = read.record;
   std::variant<ChangeEvent, std::string> change = take_change(read);
@@ -339,10 +367,14 @@ void SinkSession::run(const std::function<bool()>& stop) {
       handle(read, Arrival::kHandedBack);
     } else if (std::optional<ReadItem> item = input_->next(options_.poll_timeout)) {
       if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
+        check_end(*end);
         state_.at_end({end->topic, end->partition});
+        if (end->offset >= 0)
+          state_.read_to_end(state_.table(end->topic), Partition(end->partition), Offset(end->offset));
       } else {
         ReadRecord& read = std::get<ReadRecord>(*item);
         state_.read_in({read.record.topic, read.record.partition});
+        check_delivery(read.record);
         handle(read, Arrival::kRead);
       }
     }

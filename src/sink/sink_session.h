@@ -57,6 +57,10 @@ class SinkSession {
  private:
   void open();  // session_open.h
 
+  // Stops RECORD's table when the reader skipped records that were deleted before it read them.
+  void check_delivery(const kafka::ConsumedRecord& record);
+  // The same for a partition's end reached past records deleted before they were read.
+  void check_end(const kafka::PartitionEnd& end);
   void handle(ReadRecord& read, Arrival arrival);
   void handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts);
   // Opens TABLE's Iceberg tables if needed and maps SCHEMA's rows onto them.

@@ -291,16 +291,17 @@ address = "127.0.0.1:0"
                         int first_seed, int events);
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
   // `binberg reconcile --json [ARGUMENTS]` on the sink's tables: its report, and its exit code in EXIT_CODE.
-  nlohmann::json reconcile(int& exit_code, const std::string& arguments = "") {
+  nlohmann::json reconcile(int& exit_code, const std::string& arguments = "", int wait_seconds = 60) {
     std::string out = binberg::testing::run_command(
-        fmt::format("'{}' reconcile --config '{}' --json --wait 60 {} 2>>'{}/reconcile.log'; echo \"exit $?\"",
-                    BINBERG_CLI, config_, arguments, dir_.path().string()));
+        fmt::format("'{}' reconcile --config '{}' --json --wait {} {} 2>>'{}/reconcile.log'; echo \"exit $?\"",
+                    BINBERG_CLI, config_, wait_seconds, arguments, dir_.path().string()));
     const auto exit_at = out.rfind("exit ");
     exit_code = std::stoi(out.substr(exit_at + 5));
     out.resize(exit_at);
     return out.empty() ? nlohmann::json() : nlohmann::json::parse(out);
   }
   std::vector<std::int64_t> current_snapshots();
+  std::map<std::int32_t, std::int64_t> committed_offsets(const std::string& suffix);
   std::size_t records_in_topics();
   std::uint64_t load_and_snapshot();
   // EVENTS row events of seed SEED at RATE a second; EXTRA: more `binberg gen` options.
@@ -722,6 +723,123 @@ TEST_F(PathBTest, UnmappableTableStopsAloneInTheSinkAndIsAppliedOnceConfigured) 
   EXPECT_EQ(report["tables"].size(), 3u) << report.dump(1);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   expect_changelog_whole_and_unique("wide");
+}
+
+// The next offset per partition SUFFIX's tables committed (their current snapshot's offsets).
+std::map<std::int32_t, std::int64_t> PathBTest::committed_offsets(const std::string& suffix) {
+  const auto catalog = iceberg::open_catalog(catalog_options());
+  const iceberg::LoadedTable changelog = catalog->load_table({table_namespace(), table_name(suffix) + "_changelog"});
+  std::map<std::int32_t, std::int64_t> offsets;
+  for (const auto& [partition, next] :
+       sink_next_offsets(changelog.metadata.current_snapshot()->summary.at(tables::kSinkOffsetsProperty), suffix)) {
+    offsets[partition.value] = next.value;
+  }
+  return offsets;
+}
+
+// The sink stays stopped (SIGSTOP) while retention deletes records of the accounts topic past what
+// it has applied; resumed, it must not jump over them (librdkafka's reset to the first offset
+// left) and commit past them: the accounts table stops with an error naming the topic, partition
+// and the deleted offsets and keeps its offsets; the orders table goes on; reconcile does not
+// call the accounts table equal.
+TEST_F(PathBTest, RecordsDeletedBeforeAStoppedSinkReadThemStopTheirTableOnly) {
+  load_and_snapshot();
+  start_sink();
+  wait_for_saved(workload(1, 300)["last_gtid"].get<std::string>());
+  wait_for_sink();
+  std::this_thread::sleep_for(1s);  // a commit records the offsets past the last transaction markers
+  const std::map<std::int32_t, std::int64_t> applied = committed_offsets("accounts");
+  sink_.send(SIGSTOP);
+  kafka::set_topic_configs(kafka_options(), topic("accounts"), {{"retention.ms", "1000"}, {"segment.ms", "100"}});
+  auto consumer = kafka::Consumer::create(kafka::ConsumerOptions{kafka_options(), prefix_ + "-watch", true});
+  // Past a marker and the record after it: at least one record the sink never read is gone (a
+  // partition holds no two markers in a row).
+  const auto deleted_past_applied = [&] {
+    for (const auto& [partition, next] : applied) {
+      if (consumer.watermarks(topic("accounts"), partition, 30s).first > next + 1) return true;
+    }
+    return false;
+  };
+  for (int round = 0; round < 20 && !deleted_past_applied(); ++round) workload(10 + round, 300, 1000);
+  ASSERT_TRUE(deleted_past_applied()) << "retention did not delete records past the sink's offsets";
+  std::string deleted;
+  std::map<std::int32_t, std::int64_t> first_left;
+  for (const auto& [partition, next] : applied) {
+    first_left[partition] = consumer.watermarks(topic("accounts"), partition, 30s).first;
+    deleted += fmt::format(" [{}] applied up to {}, now starts at {};", partition, next, first_left[partition]);
+  }
+  kafka::set_topic_configs(kafka_options(), topic("accounts"), {});  // what is left stays
+  sink_.send(SIGCONT);
+  const nlohmann::json after = workload(40, 300);
+  wait_for_saved(after["last_gtid"].get<std::string>());
+  // The text after "table of <topic>: topic <topic> [": the partition, the offsets and why.
+  const auto stopped = binberg::testing::wait_for_log_line(
+      dir_.path() / "sink.log", fmt::format("table of {}: topic {} [", topic("accounts"), topic("accounts")), 60s);
+  const std::map<std::int32_t, std::int64_t> now = committed_offsets("accounts");
+  ASSERT_TRUE(stopped) << "the sink did not stop the accounts table at the deleted records:" << deleted
+                       << " its offsets went from " << nlohmann::json(applied).dump() << " to "
+                       << nlohmann::json(now).dump() << "\n"
+                       << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_NE(stopped->find("were deleted (retention) before the tables applied them"), std::string::npos) << *stopped;
+  for (const auto& [partition, next] : now) {  // past markers it read, never into what was deleted
+    if (first_left[partition] > applied.at(partition) + 1) {
+      EXPECT_LT(next, first_left[partition])
+          << "the accounts table committed past records it never applied:" << deleted;
+    }
+  }
+  wait_for_differences(std::nullopt, 0);  // the orders table goes on
+  EXPECT_TRUE(sink_.running()) << "a gap in one table must not stop the sink";
+  const auto url = binberg::testing::wait_for_log_line(dir_.path() / "sink.log", "metrics on http://");
+  ASSERT_TRUE(url);
+  EXPECT_EQ(
+      binberg::testing::sample_sum(binberg::testing::scrape_metrics("http://" + *url), "binberg_sink_stopped_tables"),
+      1);
+  int exit_code = -1;
+  const nlohmann::json report = reconcile(exit_code, "", 10);
+  EXPECT_NE(exit_code, 0) << report.dump(1);
+  for (const auto& table : report.is_object() ? report["tables"] : nlohmann::json::array()) {  // never EQUAL
+    if (table.dump().find(table_name("accounts") + "\"") != std::string::npos) {
+      EXPECT_NE(table["verdict"], "equal") << table.dump(1);
+    }
+  }
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+}
+
+// The accounts topic is deleted and made again under a running sink (the source stopped, so the
+// new topic holds fewer records than the sink applied): the sink must not take the new topic's
+// records for ones it applied (offsets below its own) nor read on past them; the accounts table
+// stops with an error naming the topic and partition, the orders table goes on.
+TEST_F(PathBTest, ATopicMadeAgainUnderARunningSinkStopsItsTableOnly) {
+  load_and_snapshot();
+  start_sink();
+  wait_for_saved(workload(1, 300)["last_gtid"].get<std::string>());
+  wait_for_sink();
+  EXPECT_EQ(source_.stop(SIGTERM), 0);
+  std::this_thread::sleep_for(2s);  // the sink reads the last transaction markers and commits past them
+  const std::map<std::int32_t, std::int64_t> applied = committed_offsets("accounts");
+  kafka::delete_topic(kafka_options(), topic("accounts"));
+  for (int attempt = 0; attempt < 100 && kafka::partition_count_if_exists(kafka_options(), topic("accounts"));
+       ++attempt) {
+    std::this_thread::sleep_for(100ms);
+  }
+  kafka::create_topic(kafka_options(), kafka::TopicSpec{topic("accounts"), 3, 1, {}});
+  const auto stopped = binberg::testing::wait_for_log_line(
+      dir_.path() / "sink.log", fmt::format("table of {}: topic {} [", topic("accounts"), topic("accounts")), 60s);
+  start_source();
+  const nlohmann::json after = workload(2, 600);
+  wait_for_saved(after["last_gtid"].get<std::string>());
+  ASSERT_TRUE(stopped) << "the sink did not stop the accounts table of the recreated topic; differences now: "
+                       << iceberg_differences("accounts") << "\n"
+                       << binberg::testing::log_tail(dir_.path() / "sink.log");
+  EXPECT_NE(stopped->find("the topic was deleted and made again"), std::string::npos) << *stopped;
+  wait_for_differences(std::nullopt, 0);  // the orders table goes on
+  EXPECT_EQ(committed_offsets("accounts"), applied) << "the accounts table committed offsets of another topic";
+  EXPECT_GT(iceberg_differences("accounts"), 0) << "the accounts table cannot hold what it never read";
+  EXPECT_TRUE(sink_.running()) << "a recreated topic must not stop the sink";
+  int exit_code = -1;
+  const nlohmann::json report = reconcile(exit_code, "", 10);
+  EXPECT_NE(exit_code, 0) << report.dump(1);
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
 }
 
 // Schema evolution through Kafka: the source publishes each DDL statement in every partition of

@@ -40,6 +40,47 @@ TEST(ProgressTest, TheOffsetsATableRecordsKeepTheirFormByteForByte) {
   EXPECT_THROW(parse_progress(R"({"0":{"next_offset":"five"}})", "table db.t"), Error);
 }
 
+TEST(OffsetGapTest, AStartPastTheFirstOffsetOrBeyondTheEndIsAGapNamingTheMissingOffsets) {
+  EXPECT_FALSE(gap_at_start(Offset(10), {Offset(0), Offset(20)}));
+  EXPECT_FALSE(gap_at_start(Offset(10), {Offset(10), Offset(10)})) << "caught up, older records deleted: no gap";
+  const auto deleted = gap_at_start(Offset(10), {Offset(15), Offset(20)});
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->kind, OffsetGap::Kind::kDeleted);
+  EXPECT_EQ(deleted->from, Offset(10));
+  EXPECT_EQ(deleted->to, Offset(15));
+  const std::string message = deleted->describe("cdc.shop.orders", Partition(2));
+  EXPECT_NE(message.find("topic cdc.shop.orders [2]: offsets 10..14 were deleted"), std::string::npos) << message;
+  // A table with no progress needs the partition from its first record.
+  EXPECT_TRUE(gap_at_start(Offset(0), {Offset(3), Offset(20)}));
+  EXPECT_FALSE(gap_at_start(Offset(0), {Offset(0), Offset(0)}));
+  const auto recreated = gap_at_start(Offset(10), {Offset(0), Offset(4)});
+  ASSERT_TRUE(recreated);
+  EXPECT_EQ(recreated->kind, OffsetGap::Kind::kRecreated);
+  EXPECT_NE(recreated->describe("t", Partition(0)).find("ends at offset 4 but the tables applied it up to offset 10"),
+            std::string::npos);
+}
+
+TEST(OffsetGapTest, ASkipOverTransactionMarkersIsNoGapOneOverDeletedRecordsIs) {
+  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(10), Offset(0)));
+  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(12), Offset(0))) << "a marker and an aborted record";
+  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(12), Offset(10)));
+  const auto gap = gap_in_delivery(Offset(10), Offset(40), Offset(30));
+  ASSERT_TRUE(gap);
+  EXPECT_EQ(gap->from, Offset(10));
+  EXPECT_EQ(gap->to, Offset(30));
+}
+
+TEST(SessionStateTest, TheReaderSkippingAheadOfAPartitionsNextOffsetIsReported) {
+  SessionState state("g", SessionMode::kSink);
+  state.expect({"t", 0}, Offset(5));
+  EXPECT_FALSE(state.delivered({"t", 0}, Offset(5)));
+  EXPECT_FALSE(state.delivered({"t", 0}, Offset(6)));
+  EXPECT_EQ(state.delivered({"t", 0}, Offset(9)), Offset(7));
+  EXPECT_FALSE(state.delivered({"t", 0}, Offset(10)));
+  EXPECT_FALSE(state.delivered({"t", 0}, Offset(3))) << "a record below is redelivered, not skipped";
+  EXPECT_FALSE(state.delivered({"t", 0}, Offset(11)));
+}
+
 TEST(OwnershipTest, ASinkClaimsATableAtTheNextEpochHoldsItThereAndIsFencedByANewerOne) {
   Ownership ownership({"a", "b"}, "sink-1", Scaling::kAlone);
   EXPECT_TRUE(ownership.writes("a"));

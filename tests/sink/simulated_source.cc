@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/assert.h"
@@ -66,11 +67,11 @@ Scenario Scenario::draw(SimRandom& random) {
 
 std::string Scenario::to_string() const {
   return fmt::format(
-      "{} tables (partitions {}), {} keys, {} transactions, {}{}{}{}{}{}, {}% damaged, {}% mis-keyed, {} crashes",
+      "{} tables (partitions {}), {} keys, {} transactions, {}{}{}{}{}{}{}, {}% damaged, {}% mis-keyed, {} crashes",
       tables, fmt::join(partitions, "/"), keys, transactions, at_least_once ? "at-least-once" : "exactly-once",
       initial_copy ? ", initial copy" : "", abandoned_copy ? " (abandoned once)" : "",
       schema_change ? ", schema change" : "", two_writers ? ", two writers" : "", rewind ? ", rewind" : "",
-      damaged_percent, miskeyed_percent, crashes);
+      deletes_records ? ", retention deletes records" : "", damaged_percent, miskeyed_percent, crashes);
 }
 
 void Topics::create(const std::string& topic, std::int32_t partitions) {
@@ -92,6 +93,16 @@ std::int64_t Topics::append(LogRecord record) {
 
 std::int64_t Topics::end(const envelope::TopicPartition& partition) const {
   return static_cast<std::int64_t>(logs_.at(partition).size());
+}
+
+void Topics::delete_below(const envelope::TopicPartition& partition, std::int64_t offset) {
+  std::int64_t& first = first_[partition];
+  first = std::max(first, std::min(offset, end(partition)));
+}
+
+std::int64_t Topics::first(const envelope::TopicPartition& partition) const {
+  const auto it = first_.find(partition);
+  return it == first_.end() ? 0 : it->second;
 }
 
 const LogRecord& Topics::at(const envelope::TopicPartition& partition, std::int64_t offset) const {

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "capture/source_position.h"
 #include "iceberg/table_writer.h"
@@ -45,8 +46,9 @@ bool diverted(const std::vector<Diversion>& diversions, const std::string& event
 
 }  // namespace
 
-SinkInvariants::SinkInvariants(iceberg::Catalog& catalog, const Scenario& scenario, const Source& source)
-    : catalog_(catalog), scenario_(scenario), source_(source) {
+SinkInvariants::SinkInvariants(iceberg::Catalog& catalog, const Scenario& scenario, const Source& source,
+                               const Topics& topics)
+    : catalog_(catalog), scenario_(scenario), source_(source), topics_(topics) {
   for (int index = 0; index < scenario.tables; ++index) {
     const std::string name = fmt::format("t{}", index);
     tables_.emplace(name, Table{name,
@@ -84,7 +86,7 @@ void SinkInvariants::check_snapshot(Table& table, const testing::ObservedSnapsho
     check(now.contains(partition) && now.at(partition) >= offset, "{}: partition {} moves back from offset {} ({})",
           where, partition, offset, offsets);
   }
-  table.offsets = now;
+  const std::map<std::int32_t, std::int64_t> previous = std::exchange(table.offsets, now);
   const auto state = table.watch.state();
   check(state && state->summary.contains(tables::kSinkOffsetsProperty) &&
             state->summary.at(tables::kSinkOffsetsProperty) == offsets &&
@@ -110,6 +112,7 @@ void SinkInvariants::check_snapshot(Table& table, const testing::ObservedSnapsho
           diversion.partition.second);
   }
   check_rows(table, snapshot, replayed);
+  check_passed(table, where, previous, now, acknowledged, unacknowledged);
   check_claim(table, snapshot, acknowledged, unacknowledged);
   check_state(table, state->rows);
 }
@@ -143,6 +146,30 @@ void SinkInvariants::check_rows(Table& table, const testing::ObservedSnapshot& s
     const auto [brought, new_one] = commit_of_.emplace(event.txn, commit);
     check(brought->second == commit, "{}: transaction {} reached its tables in two commits ({} and {})", where,
           event.txn, brought->second, commit);
+  }
+}
+
+void SinkInvariants::check_passed(const Table& table, const std::string& where,
+                                  const std::map<std::int32_t, std::int64_t>& previous,
+                                  const std::map<std::int32_t, std::int64_t>& now,
+                                  const std::vector<Diversion>& acknowledged,
+                                  const std::vector<Diversion>& unacknowledged) const {
+  for (const auto& [partition, next] : now) {
+    const envelope::TopicPartition where_read{table.topic, partition};
+    const auto before = previous.find(partition);
+    for (std::int64_t offset = before == previous.end() ? 0 : before->second; offset < next; ++offset) {
+      const LogRecord& log = topics_.at(where_read, offset);
+      if (!log.event) continue;  // a schema change: applied with its own commit
+      const std::string& id = log.event->event_id;
+      const auto event = source_.events().find(id);
+      const bool abandoned = event != source_.events().end() && source_.abandoned().contains(event->second.txn);
+      check(event_table_.contains(id) || diverted(acknowledged, id) || diverted(unacknowledged, id) || abandoned,
+            "{}: partition {} is committed up to offset {}, past offset {} whose change {} it never applied{}", where,
+            partition, next, offset, id,
+            offset < topics_.first(where_read)
+                ? fmt::format(" (retention deleted offsets below {})", topics_.first(where_read))
+                : "");
+    }
   }
 }
 
@@ -196,18 +223,19 @@ void SinkInvariants::check_state(Table& table, const std::vector<iceberg::Row>& 
 }
 
 void SinkInvariants::at_end(const std::vector<Diversion>& acknowledged, const std::set<std::string>& replayed,
-                            const Topics& topics) {
+                            const std::set<std::string>& stopped) {
   after_step(acknowledged, {}, replayed);
   for (const auto& [id, event] : source_.events()) {
-    if (source_.abandoned().contains(event.txn)) continue;
+    if (source_.abandoned().contains(event.txn) || stopped.contains(event.table)) continue;
     check(event_table_.contains(id) || diverted(acknowledged, id), "event {} of transaction {} is lost", id, event.txn);
   }
   for (auto& [name, table] : tables_) {
     for (const auto& [partition, offset] : table.offsets) {
-      check(offset <= topics.end({table.topic, partition}), "table {}: partition {} committed past its end ({})", name,
+      check(offset <= topics_.end({table.topic, partition}), "table {}: partition {} committed past its end ({})", name,
             partition, offset);
     }
-    if (!acknowledged.empty()) continue;  // a diverted change is missing from the tables, rightly
+    if (!acknowledged.empty() || stopped.contains(name))
+      continue;  // a diverted change is missing from the tables, rightly
     std::map<std::int64_t, std::int64_t> state;
     const auto now = table.watch.state();
     for (const iceberg::Row& row : now ? now->rows : std::vector<iceberg::Row>{}) {

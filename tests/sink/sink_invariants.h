@@ -14,8 +14,11 @@
 //      change, and the current state is the changelog folded in source order (no key moves back)
 //   4  nothing lost to bad input: a diverted record is acknowledged before a commit passes it; at
 //      the end every change is in the tables or was diverted
-//   5  nothing skipped: after rewinds, restarts and crashes, at the end every change is in the
-//      tables or was diverted, and without diversions the tables equal the source
+//   5  nothing skipped: a snapshot's offsets never pass a change that is not in its table (applied,
+//      or diverted, or of an abandoned transaction) — records retention deleted before a sink read
+//      them included; after rewinds, restarts and crashes, at the end every change is in the tables
+//      or was diverted (but those of a table stopped at such a gap), and without diversions the
+//      tables equal the source
 //   6  a replayed dead letter is applied at most once and never moves its key back (3's checks)
 //   7  an abandoned transaction is dropped whole: none of its changes is in the tables
 //   8  epochs only grow, one writer per epoch
@@ -41,7 +44,7 @@ struct Diversion {
 
 class SinkInvariants {
  public:
-  SinkInvariants(iceberg::Catalog& catalog, const Scenario& scenario, const Source& source);
+  SinkInvariants(iceberg::Catalog& catalog, const Scenario& scenario, const Source& source, const Topics& topics);
 
   // After every step: the snapshots committed since the last one. UNACKNOWLEDGED: what a living
   // sink diverted and its producer has not acknowledged yet.
@@ -49,8 +52,9 @@ class SinkInvariants {
                   const std::set<std::string>& replayed);
   // At the end of a seed, everything read and committed: every change the source made is in the
   // tables once or was diverted; without diversions the tables equal the source; the offsets reached
-  // every partition's end.
-  void at_end(const std::vector<Diversion>& acknowledged, const std::set<std::string>& replayed, const Topics& topics);
+  // every partition's end. STOPPED: tables a sink stopped at a gap (they stay behind).
+  void at_end(const std::vector<Diversion>& acknowledged, const std::set<std::string>& replayed,
+              const std::set<std::string>& stopped);
 
  private:
   struct Table {
@@ -67,6 +71,10 @@ class SinkInvariants {
                       const std::vector<Diversion>& acknowledged, const std::vector<Diversion>& unacknowledged,
                       const std::set<std::string>& replayed);
   void check_rows(Table& table, const testing::ObservedSnapshot& snapshot, const std::set<std::string>& replayed);
+  // 5: PREVIOUS -> NOW, the offsets of TABLE's last two snapshots, pass only changes it holds.
+  void check_passed(const Table& table, const std::string& where, const std::map<std::int32_t, std::int64_t>& previous,
+                    const std::map<std::int32_t, std::int64_t>& now, const std::vector<Diversion>& acknowledged,
+                    const std::vector<Diversion>& unacknowledged) const;
   void check_claim(const Table& table, const testing::ObservedSnapshot& snapshot,
                    const std::vector<Diversion>& acknowledged, const std::vector<Diversion>& unacknowledged);
   void check_state(Table& table, const std::vector<iceberg::Row>& rows);
@@ -74,6 +82,7 @@ class SinkInvariants {
   iceberg::Catalog& catalog_;
   const Scenario& scenario_;
   const Source& source_;
+  const Topics& topics_;
   std::map<std::string, Table> tables_;             // by source table
   std::map<std::string, std::string> event_table_;  // event id -> the table whose changelog holds it
   std::map<std::string, std::string> commit_of_;    // by transaction: the commit that brought it first

@@ -1,7 +1,9 @@
 #include "sink/sink_simulation.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -50,7 +52,7 @@ struct Process {
 
 class World {
  public:
-  explicit World(std::uint64_t seed);
+  World(std::uint64_t seed, Retention retention);
   void run();
   const Scenario& scenario() const { return scenario_; }
 
@@ -75,6 +77,8 @@ class World {
   ReadRecord read_record(const envelope::TopicPartition& partition, std::int64_t offset,
                          const std::map<envelope::TopicPartition, std::int64_t>& skip_below) const;
   void second_writer();
+  // Retention deletes the records of a partition of t0's topic below an offset drawn up to its end.
+  void delete_records();
   void replay_dead_letter(bool every);
   void check_step();
   void final_run();
@@ -93,6 +97,7 @@ class World {
   std::map<int, std::unique_ptr<Process>> processes_;
   std::set<SimInput*> inputs_;
   std::optional<int> first_, second_;
+  std::set<std::string> stopped_;  // topics a sink stopped (their tables are not written any more)
   int next_process_ = 1;
   int depth_ = 0;  // processes running (a second writer's turn runs inside the first's step)
   bool final_ = false;
@@ -123,7 +128,13 @@ class SimInput final : public SinkInput {
   }
 
   std::int32_t partition_count(const std::string& topic) override { return world_.topics().partitions(topic); }
-  Offset first_offset(const std::string&, Partition) override { return Offset(0); }
+  PartitionBounds bounds(const std::string& topic, Partition partition) override {
+    return PartitionBounds{Offset(world_.topics().first({topic, partition.value})),
+                           Offset(world_.topics().end({topic, partition.value}))};
+  }
+  std::optional<Offset> known_first_offset(const std::string& topic, Partition partition) override {
+    return Offset(world_.topics().first({topic, partition.value}));
+  }
   void assign(const std::vector<kafka::PartitionStart>& starts) override {
     for (const auto& start : starts) cursors[{start.topic, start.partition}] = start.offset;
   }
@@ -182,13 +193,20 @@ class SimEnvironment final : public SinkEnvironment {
   SimClockPort clock_;
 };
 
-World::World(std::uint64_t seed)
+// A scenario with retention deleting records drawn as any other, then given the fault: the seeds of
+// the other scenarios stay what they were.
+Scenario with_retention(Scenario scenario, Retention retention) {
+  scenario.deletes_records = retention == Retention::kDeletes;
+  return scenario;
+}
+
+World::World(std::uint64_t seed, Retention retention)
     : seed_(seed),
       random_(seed),
-      scenario_(Scenario::draw(random_)),
+      scenario_(with_retention(Scenario::draw(random_), retention)),
       topics_(),
       source_(scenario_, random_, topics_, clock_),
-      invariants_(catalog_.catalog(), scenario_, source_) {}
+      invariants_(catalog_.catalog(), scenario_, source_, topics_) {}
 
 Process& World::spawn(Scaling scaling, std::optional<std::int64_t> read_from) {
   auto process = std::make_unique<Process>();
@@ -232,10 +250,21 @@ void World::turn(Process& process, int budget) {
   process.budget = budget;
   ++depth_;
   const int id = process.id;
+  const auto note_stopped = [&] {
+    const auto& stopped = process.sink->stats().stopped_tables;
+    stopped_.insert(stopped.begin(), stopped.end());
+  };
   try {
     process.sink->run([&] { return stops(process); });
+    note_stopped();
   } catch (const SimCrash&) {
+    note_stopped();
     processes_.erase(id);  // its memory is gone; what it committed stays
+  } catch (const ConfigError& error) {
+    // A lone sink whose every table stopped (a gap in each) ends: nothing is left for it to write.
+    if (!scenario_.deletes_records || !std::string_view(error.what()).starts_with("sink: every table stopped")) throw;
+    note_stopped();
+    processes_.erase(id);
   }
   --depth_;
 }
@@ -251,13 +280,17 @@ std::optional<ReadItem> World::next(Process& process, SimInput& input, std::chro
     // Only from the first sink's turn: a second writer's turn within its own would run that
     // KafkaSink twice over, and its crash would free the sink the outer turn still runs in.
     if (scenario_.two_writers && depth_ == 1 && process.id == first_ && random_.percent(4)) second_writer();
+    if (scenario_.deletes_records && random_.percent(6)) delete_records();
   }
   return deliver(input, timeout);
 }
 
 std::optional<ReadItem> World::deliver(SimInput& input, std::chrono::milliseconds timeout) {
   std::vector<envelope::TopicPartition> readable, caught_up;
-  for (const auto& [partition, cursor] : input.cursors) {
+  for (auto& [partition, cursor] : input.cursors) {
+    // A consumer whose next offset was deleted goes on from the first one left, as librdkafka does
+    // with auto.offset.reset = earliest (the worst a consumer can do: the sink must see the jump).
+    cursor = std::max(cursor, topics_.first(partition));
     if (cursor < topics_.end(partition)) {
       readable.push_back(partition);
     } else if (!input.ends_reported.contains(partition)) {
@@ -272,7 +305,7 @@ std::optional<ReadItem> World::deliver(SimInput& input, std::chrono::millisecond
   if (!caught_up.empty()) {
     const envelope::TopicPartition partition = random_.pick(caught_up);
     input.ends_reported.insert(partition);
-    return ReadItem(kafka::PartitionEnd{partition.first, partition.second});
+    return ReadItem(kafka::PartitionEnd{partition.first, partition.second, input.cursors[partition]});
   }
   clock_.advance(timeout);  // a poll that found nothing
   return std::nullopt;
@@ -352,6 +385,15 @@ void World::replay_dead_letter(bool every) {
   }
 }
 
+void World::delete_records() {
+  const auto partition =
+      static_cast<std::int32_t>(random_.below(static_cast<std::uint64_t>(scenario_.partitions.at(0))));
+  const envelope::TopicPartition deleted{"cdc.sim.t0", partition};
+  topics_.delete_below(deleted, static_cast<std::int64_t>(random_.below(
+                                    static_cast<std::uint64_t>(topics_.end(deleted) - topics_.first(deleted)) + 1)) +
+                                    topics_.first(deleted));
+}
+
 // A second sink joins the group and is given one topic; the first learns it only sometimes (a
 // stale sink still writing a table another one claimed: fencing must stop it).
 void World::second_writer() {
@@ -388,8 +430,13 @@ void World::final_run() {
   replay_dead_letter(true);
   processes_.clear();
   turn(spawn(Scaling::kAlone, std::nullopt), INT_MAX);
-  check(depth_ == 0 && !processes_.empty(), "the last sink died");
-  invariants_.at_end(acknowledged_, replayed_, topics_);
+  check(depth_ == 0 && (!processes_.empty() || stopped_.size() == static_cast<std::size_t>(scenario_.tables)),
+        "the last sink died");
+  std::set<std::string> stopped_tables;  // by source table: cdc.sim.t0 -> t0
+  for (const std::string& topic : stopped_) stopped_tables.insert(topic.substr(topic.rfind('.') + 1));
+  check(stopped_tables.empty() || scenario_.deletes_records, "tables stopped without a gap: {}",
+        fmt::join(stopped_, ", "));
+  invariants_.at_end(acknowledged_, replayed_, stopped_tables);
 }
 
 void World::run() {
@@ -420,10 +467,10 @@ void World::run() {
 
 }  // namespace
 
-void simulate(std::uint64_t seed) {
+void simulate(std::uint64_t seed, Retention retention) {
   static const bool logging = std::getenv("BINBERG_SIMULATION_LOG") != nullptr;
   spdlog::set_level(logging ? spdlog::level::debug : spdlog::level::off);
-  World world(seed);
+  World world(seed, retention);
   try {
     world.run();
   } catch (const std::exception& error) {

@@ -51,6 +51,9 @@ struct Scenario {
   int damaged_percent = 0;               // records whose value does not decode (dead letters, replayed later)
   int miskeyed_percent = 0;              // records whose key is not their row's (quarantine)
   int crashes = 0;                       // crash points armed (failpoints at every commit step)
+  // Retention deletes records of t0's topic under the sinks (never drawn: only the seeds of
+  // simulate(seed, Retention::kDeletes) have it), past what the tables applied or not.
+  bool deletes_records = false;
 
   static Scenario draw(SimRandom& random);
   std::string to_string() const;
@@ -71,11 +74,16 @@ class Topics {
   std::int32_t partitions(const std::string& topic) const;
   std::int64_t append(LogRecord record);  // its offset
   std::int64_t end(const envelope::TopicPartition& partition) const;
+  // Retention: the records below OFFSET are gone for readers (the first offset moves up to it, never
+  // past the end); at() still gives them, for the checks.
+  void delete_below(const envelope::TopicPartition& partition, std::int64_t offset);
+  std::int64_t first(const envelope::TopicPartition& partition) const;
   const LogRecord& at(const envelope::TopicPartition& partition, std::int64_t offset) const;
   std::vector<envelope::TopicPartition> all() const;
 
  private:
   std::map<envelope::TopicPartition, std::vector<LogRecord>> logs_;
+  std::map<envelope::TopicPartition, std::int64_t> first_;
 };
 
 // One change the source made, as the checks expect it in the tables.
@@ -152,8 +160,11 @@ class Source {
   bool copied_ = false, changed_schema_ = false, faults_ = true;
 };
 
+// Whether retention deletes records under the sinks (Scenario::deletes_records).
+enum class Retention { kKeeps, kDeletes };
+
 // Runs the simulation of SEED: draws its scenario, runs it and checks every invariant (throws
 // testing::InvariantBroken, or fails the running test, naming what broke).
-void simulate(std::uint64_t seed);
+void simulate(std::uint64_t seed, Retention retention = Retention::kKeeps);
 
 }  // namespace binberg::sink::simulation
