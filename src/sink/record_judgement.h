@@ -26,6 +26,9 @@ struct RecordFacts {
   bool schema_change = false;            // kSchemaChangeHeader
   std::optional<std::string> replay_of;  // kReplayOfHeader: it replays a dead letter
   std::string key_change;                // kKeyChangeHeader: "old" or "new" for a primary-key update's halves
+  // Why its headers do not parse (naming the header, topic, partition and offset): it goes to the
+  // dead-letter topic, standing alone (none of the other facts is known then).
+  std::optional<std::string> malformed;
 
   static RecordFacts of(const ReadRecord& read);
 };
