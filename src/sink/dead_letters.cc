@@ -12,6 +12,7 @@
 #include "envelope/transaction_footprint.h"
 #include "kafka/admin.h"
 #include "kafka/partitioner.h"
+#include "sink/record_bytes.h"
 
 namespace binberg::sink {
 namespace {
@@ -115,18 +116,22 @@ const RecordDecoder::ValueSchema& RecordDecoder::value_schema(std::int32_t id) {
 }
 
 ChangeEvent RecordDecoder::change(std::string_view value) {
-  const ValueSchema& schema = value_schema(avro::parse_wire_message(value).schema_id);
-  return envelope::change_event_from_datum(avro::decode_wire_message(value, [&](std::int32_t) { return schema.avro; }),
-                                           schema.table);
+  return reading("value", [&] {
+    const ValueSchema& schema = value_schema(avro::parse_wire_message(value).schema_id);
+    return envelope::change_event_from_datum(
+        avro::decode_wire_message(value, [&](std::int32_t) { return schema.avro; }), schema.table);
+  });
 }
 
 RowImage RecordDecoder::key(std::string_view key, const TableSchema& table) {
-  const avro::Value datum = avro::decode_wire_message(key, [&](std::int32_t id) {
-    auto it = keys_.find(id);
-    if (it == keys_.end()) it = keys_.emplace(id, avro::Schema::parse(fetch_(id))).first;
-    return std::optional<avro::Schema>(it->second);
+  return reading("key", [&] {
+    const avro::Value datum = avro::decode_wire_message(key, [&](std::int32_t id) {
+      auto it = keys_.find(id);
+      if (it == keys_.end()) it = keys_.emplace(id, avro::Schema::parse(fetch_(id))).first;
+      return std::optional<avro::Schema>(it->second);
+    });
+    return envelope::key_from_datum(table, datum);
   });
-  return envelope::key_from_datum(table, datum);
 }
 
 kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding& encoding, RecordDecoder& decoder,

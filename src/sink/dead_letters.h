@@ -77,8 +77,9 @@ class RecordDecoder {
   explicit RecordDecoder(SchemaFetch fetch);
 
   // The change a record's VALUE carries, with the source table's shape its schema gives. Throws
-  // registry::RegistryError when the registry does not know the id (404) or fails, Error when the
-  // bytes are not a change record.
+  // registry::RegistryError when the registry does not know the id (404) or fails, and an Error
+  // (MalformedRecord for what the parsers did not name) when the bytes or their schema are not a
+  // change record's: nothing else (record_bytes.h).
   ChangeEvent change(std::string_view value);
   // The primary key a record's KEY names, for rows of TABLE; throws like change().
   RowImage key(std::string_view key, const TableSchema& table);

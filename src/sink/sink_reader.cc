@@ -1,5 +1,6 @@
 #include "sink/sink_reader.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -27,16 +28,20 @@ ReadRecord decode_record(kafka::ConsumedRecord record, RecordDecoder& decoder, D
   read.record = std::move(record);
   // A schema change record has no value: the sink reads its header, never a change.
   if (decoding == Decoding::kSkip || read.headers.contains(envelope::kSchemaChangeHeader)) return read;
+  const kafka::ConsumedRecord& at = read.record;
+  const auto where = [&] { return fmt::format("{} [{}] offset {}", at.topic, at.partition, at.offset); };
   try {
-    if (!read.record.value) fail("a record without a value (a tombstone) is no change");
-    read.event = decoder.change(*read.record.value);
+    with_context(where, [&] {
+      if (!at.value) fail("value: none (a tombstone) is no change");
+      read.event = decoder.change(*at.value);
+    });
   } catch (...) {
     read.event_error = std::current_exception();
     return read;
   }
-  if (read.event->schema->primary_key.empty() || !read.record.key) return read;
+  if (read.event->schema->primary_key.empty() || !at.key) return read;
   try {
-    read.key = decoder.key(*read.record.key, *read.event->schema);
+    with_context(where, [&] { read.key = decoder.key(*at.key, *read.event->schema); });
   } catch (...) {
     read.key_error = std::current_exception();
   }
