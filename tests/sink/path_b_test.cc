@@ -1140,8 +1140,7 @@ TEST_F(PathBTest, DeadLetterTopicsAreCreatedOnceWithTheTableTopicsReplicationAnd
                 .size(),
             5u);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
-  start_sink();  // a restart creates nothing again
-  wait_for_sink();
+  start_reading(sink_, "");  // a restart creates nothing again
   EXPECT_EQ(binberg::testing::count_log_lines(dir_.path() / "sink.log", "sink: created "), 4u);
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
 }
