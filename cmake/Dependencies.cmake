@@ -16,4 +16,4 @@ find_package(OpenSSL REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(Threads REQUIRED)
 
-include(cmake/PyArrow.cmake)
+include("${CMAKE_CURRENT_LIST_DIR}/PyArrow.cmake")

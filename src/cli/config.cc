@@ -70,6 +70,16 @@ class Section {
     }
   }
 
+  // An integer that may be negative.
+  std::optional<std::int64_t> signed_integer(const std::string& key) {
+    seen_.insert(key);
+    if (table_ == nullptr) return std::nullopt;
+    const toml::node* node = table_->get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_integer()) error(key, "expected an integer");
+    return *node->value<std::int64_t>();
+  }
+
   template <typename T>
   T get_or(const std::string& key, T fallback) {
     return get<T>(key).value_or(std::move(fallback));
@@ -330,6 +340,20 @@ Config parse_config(const std::string& text, const std::string& path) {
   if (config.kafka.sink_stall_timeout < config.kafka.sink_member_timeout) {
     sink.error("stall_timeout_ms", "must be at least member_timeout_ms");
   }
+  if (const auto factor = sink.get<std::int16_t>("dead_letter_replication_factor")) {
+    if (*factor == 0) sink.error("dead_letter_replication_factor", "must be positive");
+    config.kafka.sink_dead_letter_replication_factor = *factor;
+  }
+  config.kafka.sink_allow_finite_dead_letter_retention = sink.get_or<bool>("allow_finite_dead_letter_retention", false);
+  config.kafka.sink_dead_letter_retention_ms = sink.signed_integer("dead_letter_retention_ms").value_or(-1);
+  if (const std::int64_t retention = config.kafka.sink_dead_letter_retention_ms; retention != -1) {
+    if (retention <= 0) sink.error("dead_letter_retention_ms", "-1 (keep for ever) or a positive number of ms");
+    if (!config.kafka.sink_allow_finite_dead_letter_retention) {
+      sink.error("dead_letter_retention_ms",
+                 "a finite retention lets dead letters, the only copy of their changes, age out; set "
+                 "allow_finite_dead_letter_retention = true to accept that");
+    }
+  }
   sink.check_all_understood();
 
   Section metrics(root["metrics"].as_table(), "metrics", path);
@@ -407,6 +431,9 @@ sink::KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.member_timeout = config.kafka.sink_member_timeout;
   options.stall_timeout = config.kafka.sink_stall_timeout;
   options.replication_factor = config.kafka.replication_factor;
+  options.dead_letters = sink::DeadLetterTopicOptions{config.kafka.sink_dead_letter_replication_factor,
+                                                      config.kafka.sink_dead_letter_retention_ms,
+                                                      config.kafka.sink_allow_finite_dead_letter_retention};
   options.iceberg_namespace = config.iceberg_namespace;
   options.changelog_suffix = config.changelog_suffix;
   options.commit = config.commit;

@@ -71,6 +71,10 @@ struct KafkaConfig {
   bool sink_scale_out = false;
   std::chrono::milliseconds sink_member_timeout{10'000};
   std::chrono::milliseconds sink_stall_timeout{300'000};
+  // `<topic>.dlq` and `<topic>.quarantine` (sink/dead_letter_topics.h).
+  std::optional<std::int16_t> sink_dead_letter_replication_factor;  // none: the table topic's
+  std::int64_t sink_dead_letter_retention_ms = -1;                  // -1: for ever
+  bool sink_allow_finite_dead_letter_retention = false;
 };
 
 struct Config {

@@ -181,9 +181,11 @@ TableSchema table_schema_of(const avro::Schema& value_schema) {
   }
   const avro::Json& description = properties["binberg.table"];
   TableSchema table;
+  std::vector<std::string> primary_key;
   try {
     table.database = description.at("database").get<std::string>();
     table.table = description.at("table").get<std::string>();
+    primary_key = description.value("primary_key", std::vector<std::string>());
   } catch (const avro::Json::exception& error) {
     fail("{}: binberg.table: {}", where, error.what());
   }
@@ -196,7 +198,7 @@ TableSchema table_schema_of(const avro::Schema& value_schema) {
     table.columns.push_back(column_from_description(field.properties.value("binberg.column", avro::Json()),
                                                     where + " field " + field.name));
   }
-  for (const auto& name : description.value("primary_key", std::vector<std::string>())) {
+  for (const auto& name : primary_key) {
     const auto index = table.column_index(name);
     if (!index) fail("{}: primary-key column {} is not a column", where, name);
     table.primary_key.push_back(*index);

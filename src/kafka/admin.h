@@ -43,4 +43,17 @@ std::int32_t partition_count(const ClientOptions& options, const std::string& to
 std::optional<std::int32_t> partition_count_if_exists(const ClientOptions& options, const std::string& topic,
                                                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// What the brokers say of a topic: its partitions, its replication factor (that of its first
+// partition) and its configs as they apply (those set on it and the broker's defaults).
+struct TopicDescription {
+  std::int32_t partitions = 0;
+  std::int16_t replication_factor = 0;
+  std::map<std::string, std::string> configs;  // e.g. retention.ms=604800000
+};
+
+// TOPIC described; nullopt when it does not exist. Throws Error naming the topic when the brokers
+// do not answer.
+std::optional<TopicDescription> describe_topic(const ClientOptions& options, const std::string& topic,
+                                               std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 }  // namespace binberg::kafka

@@ -19,11 +19,13 @@ class DeliveryTracker : public RdKafka::DeliveryReportCb {
     } else if (first_error_.empty()) {
       first_error_ =
           fmt::format("delivery to {} [{}] failed: {}", message.topic_name(), message.partition(), message.errstr());
+      first_code_ = message.err();
     }
   }
-  std::string take_error() {
+  // The first failed delivery since the last call (empty: none), and its error code.
+  std::pair<std::string, RdKafka::ErrorCode> take_error() {
     std::lock_guard lock(mutex_);
-    return std::exchange(first_error_, std::string());
+    return {std::exchange(first_error_, std::string()), std::exchange(first_code_, RdKafka::ERR_NO_ERROR)};
   }
   std::uint64_t delivered() const {
     std::lock_guard lock(mutex_);
@@ -34,6 +36,7 @@ class DeliveryTracker : public RdKafka::DeliveryReportCb {
   mutable std::mutex mutex_;
   std::uint64_t delivered_ = 0;
   std::string first_error_;
+  RdKafka::ErrorCode first_code_ = RdKafka::ERR_NO_ERROR;
 };
 
 [[noreturn]] void fail_transaction(const char* step, const RdKafka::Error& error) {
@@ -106,13 +109,18 @@ void Producer::send(const OutgoingRecord& record) {
       continue;
     }
     delete headers;
-    fail("kafka: cannot produce to {}: {}", record.topic, RdKafka::err2str(code));
+    const std::string message = fmt::format("kafka: cannot produce to {}: {}", record.topic, RdKafka::err2str(code));
+    if (code == RdKafka::ERR_MSG_SIZE_TOO_LARGE) throw RecordTooLarge(message);
+    throw Error(message);
   }
 }
 
 void Producer::flush(std::chrono::milliseconds timeout) {
   auto code = state_->producer->flush(static_cast<int>(timeout.count()));
-  if (std::string error = state_->tracker.take_error(); !error.empty()) fail("kafka: {}", error);
+  if (auto [error, error_code] = state_->tracker.take_error(); !error.empty()) {
+    if (error_code == RdKafka::ERR_MSG_SIZE_TOO_LARGE) throw RecordTooLarge("kafka: " + error);
+    fail("kafka: {}", error);
+  }
   if (code != RdKafka::ERR_NO_ERROR) {
     fail("kafka: {} records still unacknowledged after {} ms: {}", state_->producer->outq_len(), timeout.count(),
          RdKafka::err2str(code));
@@ -137,7 +145,10 @@ void Producer::commit_transaction() {
   failpoint::hit("kafka.before_commit_transaction");
   // -1: wait as long as the transaction needs; a timed-out commit leaves its outcome unknown.
   check_transaction("commit_transaction", state_->producer->commit_transaction(-1));
-  if (std::string error = state_->tracker.take_error(); !error.empty()) fail("kafka: {}", error);
+  if (auto [error, error_code] = state_->tracker.take_error(); !error.empty()) {
+    if (error_code == RdKafka::ERR_MSG_SIZE_TOO_LARGE) throw RecordTooLarge("kafka: " + error);
+    fail("kafka: {}", error);
+  }
 }
 
 void Producer::abort_transaction() { check_transaction("abort_transaction", state_->producer->abort_transaction(-1)); }

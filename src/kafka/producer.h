@@ -42,6 +42,13 @@ class ProducerFenced : public Error {
   using Error::Error;
 };
 
+// A record larger than the broker (the topic's max.message.bytes, the broker's message.max.bytes)
+// or the client (message.max.bytes) accepts: sending it again the same way can never succeed.
+class RecordTooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
 class Producer {
  public:
   // TRANSACTIONAL_ID is required for kTransactional; init_transactions runs here.
@@ -51,10 +58,12 @@ class Producer {
   Producer& operator=(Producer&&) noexcept;
   ~Producer();
 
-  // Queues a record; throws Error if librdkafka refuses it (unknown topic, queue full after waiting).
+  // Queues a record; throws Error if librdkafka refuses it (unknown topic, queue full after waiting;
+  // RecordTooLarge when it is larger than the client sends).
   void send(const OutgoingRecord& record);
   // Waits until every queued record is acknowledged; throws Error naming the first failed
-  // delivery (topic, partition, error), so nothing is lost silently.
+  // delivery (topic, partition, error), so nothing is lost silently (RecordTooLarge when the
+  // broker refused it for its size).
   void flush(std::chrono::milliseconds timeout);
 
   // Asks the brokers where TOPICS' partitions live now. Without it the first records sent to a

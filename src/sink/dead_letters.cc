@@ -6,11 +6,13 @@
 
 #include "avro/encoding.h"
 #include "avro/wire_format.h"
+#include "core/assert.h"
 #include "core/error.h"
 #include "envelope/change_envelope.h"
 #include "envelope/transaction_footprint.h"
 #include "kafka/admin.h"
 #include "kafka/partitioner.h"
+#include "sink/record_bytes.h"
 
 namespace binberg::sink {
 namespace {
@@ -92,12 +94,21 @@ std::map<RecordOrigin, RecordOrigin> replayed_origins(const kafka::ClientOptions
   return replayed;
 }
 
-RecordDecoder::RecordDecoder(registry::RegistryOptions options) : registry_(std::move(options)) {}
+RecordDecoder::RecordDecoder(registry::RegistryOptions options)
+    : registry_(std::make_shared<registry::RegistryClient>(std::move(options))),
+      fetch_([registry = registry_](std::int32_t id) { return registry->schema_by_id(id); }) {}
+
+RecordDecoder::RecordDecoder(SchemaFetch fetch) : fetch_(std::move(fetch)) {}
+
+registry::RegistryClient& RecordDecoder::registry() {
+  BINBERG_ASSERT(registry_ != nullptr, "a record decoder without a registry was asked for one");
+  return *registry_;
+}
 
 const RecordDecoder::ValueSchema& RecordDecoder::value_schema(std::int32_t id) {
   auto it = values_.find(id);
   if (it == values_.end()) {
-    avro::Schema schema = avro::Schema::parse(registry_.schema_by_id(id));
+    avro::Schema schema = avro::Schema::parse(fetch_(id));
     auto table = std::make_shared<const TableSchema>(envelope::table_schema_of(schema));
     it = values_.emplace(id, ValueSchema{std::move(schema), std::move(table)}).first;
   }
@@ -105,18 +116,22 @@ const RecordDecoder::ValueSchema& RecordDecoder::value_schema(std::int32_t id) {
 }
 
 ChangeEvent RecordDecoder::change(std::string_view value) {
-  const ValueSchema& schema = value_schema(avro::parse_wire_message(value).schema_id);
-  return envelope::change_event_from_datum(avro::decode_wire_message(value, [&](std::int32_t) { return schema.avro; }),
-                                           schema.table);
+  return reading("value", [&] {
+    const ValueSchema& schema = value_schema(avro::parse_wire_message(value).schema_id);
+    return envelope::change_event_from_datum(
+        avro::decode_wire_message(value, [&](std::int32_t) { return schema.avro; }), schema.table);
+  });
 }
 
 RowImage RecordDecoder::key(std::string_view key, const TableSchema& table) {
-  const avro::Value datum = avro::decode_wire_message(key, [&](std::int32_t id) {
-    auto it = keys_.find(id);
-    if (it == keys_.end()) it = keys_.emplace(id, avro::Schema::parse(registry_.schema_by_id(id))).first;
-    return std::optional<avro::Schema>(it->second);
+  return reading("key", [&] {
+    const avro::Value datum = avro::decode_wire_message(key, [&](std::int32_t id) {
+      auto it = keys_.find(id);
+      if (it == keys_.end()) it = keys_.emplace(id, avro::Schema::parse(fetch_(id))).first;
+      return std::optional<avro::Schema>(it->second);
+    });
+    return envelope::key_from_datum(table, datum);
   });
-  return envelope::key_from_datum(table, datum);
 }
 
 kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding& encoding, RecordDecoder& decoder,

@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,18 +65,26 @@ std::vector<DeadLetter> read_dead_letters(const kafka::ClientOptions& client, co
 std::map<RecordOrigin, RecordOrigin> replayed_origins(const kafka::ClientOptions& client, const std::string& topic,
                                                       std::chrono::milliseconds timeout);
 
+// The schema (Avro JSON) a registry holds under an id; throws registry::RegistryError as
+// RegistryClient::schema_by_id does.
+using SchemaFetch = std::function<std::string(std::int32_t id)>;
+
 // Decodes change records with the schemas a registry holds (cached by id; ids never change).
 class RecordDecoder {
  public:
   explicit RecordDecoder(registry::RegistryOptions options);
+  // Schemas from FETCH instead of a registry (the unit tests and the fuzz target: no I/O).
+  explicit RecordDecoder(SchemaFetch fetch);
 
   // The change a record's VALUE carries, with the source table's shape its schema gives. Throws
-  // registry::RegistryError when the registry does not know the id (404) or fails, Error when the
-  // bytes are not a change record.
+  // registry::RegistryError when the registry does not know the id (404) or fails, and an Error
+  // (MalformedRecord for what the parsers did not name) when the bytes or their schema are not a
+  // change record's: nothing else (record_bytes.h).
   ChangeEvent change(std::string_view value);
   // The primary key a record's KEY names, for rows of TABLE; throws like change().
   RowImage key(std::string_view key, const TableSchema& table);
-  registry::RegistryClient& registry() { return registry_; }
+  // The registry it reads (a decoder made with a registry only).
+  registry::RegistryClient& registry();
 
  private:
   struct ValueSchema {
@@ -83,7 +93,8 @@ class RecordDecoder {
   };
   const ValueSchema& value_schema(std::int32_t id);
 
-  registry::RegistryClient registry_;
+  std::shared_ptr<registry::RegistryClient> registry_;  // none with a SchemaFetch of its own
+  SchemaFetch fetch_;
   std::map<std::int32_t, ValueSchema> values_;
   std::map<std::int32_t, avro::Schema> keys_;
 };

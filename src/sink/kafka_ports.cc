@@ -11,6 +11,7 @@
 #include "kafka/admin.h"
 #include "kafka/group_membership.h"
 #include "kafka/producer.h"
+#include "sink/dead_letter_topics.h"
 #include "sink/dead_letters.h"
 #include "sink/kafka_sink.h"
 
@@ -28,8 +29,9 @@ class SystemClock final : public SinkClock {
 
 class KafkaInput final : public SinkInput {
  public:
-  explicit KafkaInput(const KafkaSinkOptions& options)
+  KafkaInput(const KafkaSinkOptions& options, DeadLetterTopics& diversion_topics)
       : options_(options),
+        diversion_topics_(diversion_topics),
         // Reads start where the tables say, never where a reset would jump to: an offset retention
         // deleted (or a recreated topic lacks) is an error, which the next session's start names.
         consumer_(kafka::Consumer::create(
@@ -59,13 +61,26 @@ class KafkaInput final : public SinkInput {
   }
   void report_offsets(const std::vector<kafka::PartitionStart>& offsets) override { consumer_.commit(offsets); }
 
-  void divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) override {
+  void prepare_diversions(const std::string& topic) override { diversion_topics_.prepare(topic); }
+
+  // Each diverted record is sent and acknowledged on its own (they are rare): a record the broker
+  // refuses for its size is then known to be this one, and is diverted truncated instead, so the
+  // sink never retries one it can never divert.
+  Diverted divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) override {
     const std::string topic = record.topic + std::string(suffix);
-    if (!diverted_) diverted_.emplace(kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent));
-    kafka::create_topic(options_.kafka, kafka::TopicSpec{topic, 1, 1, {}});
-    diverted_->send(
-        kafka::OutgoingRecord{topic, std::nullopt, record.key, record.value, diverted_headers(record, reason)});
-    spdlog::warn("sink: {} [{}] offset {} -> {}: {}", record.topic, record.partition, record.offset, topic, reason);
+    diversion_topics_.prepare(record.topic);  // done when the table was opened: cached
+    Diverted how = Diverted::kWhole;
+    try {
+      send_diverted(
+          kafka::OutgoingRecord{topic, std::nullopt, record.key, record.value, diverted_headers(record, reason)});
+    } catch (const kafka::RecordTooLarge& error) {
+      diverted_.reset();  // a refused record can leave an idempotent producer unable to go on: a new one
+      send_diverted(truncated_diversion(record, topic, reason, error.what()));
+      how = Diverted::kTruncated;
+    }
+    spdlog::warn("sink: {} [{}] offset {} -> {}{}: {}", record.topic, record.partition, record.offset, topic,
+                 how == Diverted::kTruncated ? " (truncated)" : "", reason);
+    return how;
   }
   void flush_diverted() override {
     if (diverted_) diverted_->flush(kFlushTimeout);
@@ -91,7 +106,14 @@ class KafkaInput final : public SinkInput {
   }
 
  private:
+  void send_diverted(const kafka::OutgoingRecord& record) {
+    if (!diverted_) diverted_.emplace(kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent));
+    diverted_->send(record);
+    diverted_->flush(kFlushTimeout);
+  }
+
   const KafkaSinkOptions& options_;
+  DeadLetterTopics& diversion_topics_;
   kafka::Consumer consumer_;
   std::optional<SinkReader> reader_;  // reads consumer_ (declared after it: stops first)
   std::optional<kafka::Producer> diverted_;
@@ -150,7 +172,8 @@ class KafkaEnvironment final : public SinkEnvironment {
     return fmt::format("{}/{}", host, ::getpid());
   }
   std::unique_ptr<SinkInput> connect(const KafkaSinkOptions& options) override {
-    return std::make_unique<KafkaInput>(options);
+    if (!diversion_topics_) diversion_topics_.emplace(options.kafka, options.dead_letters);
+    return std::make_unique<KafkaInput>(options, *diversion_topics_);
   }
   std::unique_ptr<SlotSource> join_group(const KafkaSinkOptions& options, const std::string& writer) override {
     const std::string slots_topic = options.group_id + ".slots";
@@ -163,6 +186,7 @@ class KafkaEnvironment final : public SinkEnvironment {
 
  private:
   SystemClock clock_;
+  std::optional<DeadLetterTopics> diversion_topics_;  // what it made ready outlives the sessions
 };
 
 }  // namespace

@@ -70,6 +70,7 @@
 #include "kafka/client_config.h"
 #include "metrics/metrics.h"
 #include "registry/registry_client.h"
+#include "sink/dead_letter_topics.h"
 #include "sink/ownership.h"
 #include "sink/progress.h"
 #include "sink/sink_metrics.h"
@@ -127,6 +128,7 @@ struct KafkaSinkOptions {
   // joins again once its catalog answers.
   std::chrono::milliseconds stall_timeout{300'000};
   std::int16_t replication_factor = 1;  // of the slots topic
+  DeadLetterTopicOptions dead_letters;  // `<topic>.dlq` and `<topic>.quarantine`
   // Schema changes the operator accepted though the policy refuses them (schema_change.h), by
   // source transaction (GTID, else <file>:<pos>), as `binberg sink --accept-schema-change`.
   std::vector<std::string> accepted_schema_changes;
@@ -142,6 +144,7 @@ struct KafkaSinkStats {
   std::uint64_t redelivered_by_position = 0;  // a change the partition had applied already
   std::uint64_t dead_letters = 0;
   std::uint64_t quarantined = 0;
+  std::uint64_t truncated_diversions = 0;  // dead letters and quarantined records too large to divert whole
   // Replayed dead letters: applied; only logged (the key holds a newer change); a replay again.
   std::uint64_t replays_applied = 0, replays_superseded = 0, replays_duplicate = 0;
   std::uint64_t commits = 0;

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "envelope/change_envelope.h"
 #include "registry/registry_client.h"
+#include "sink/record_bytes.h"
 
 namespace binberg::sink {
 namespace {
@@ -16,28 +17,79 @@ std::optional<std::string> header(const Headers& headers, std::string_view name)
   return it == headers.end() ? std::nullopt : std::optional(it->second);
 }
 
-// The source position a record's kPositionHeader names ("<gtid> <file>:<pos>"), if it has one.
-std::optional<mysql::BinlogPosition> header_position(const Headers& headers) {
-  const auto it = headers.find(envelope::kPositionHeader);
+// Runs PARSE on header NAME's value when the record has it (record_bytes.h: any failure is an
+// Error naming the header).
+template <typename Parse>
+auto parse_header(const Headers& headers, std::string_view name, Parse&& parse)
+    -> std::optional<decltype(parse(std::string()))> {
+  const auto it = headers.find(name);
   if (it == headers.end()) return std::nullopt;
-  const std::string_view text = it->second;  // the GTID may be empty
+  return reading([&] { return fmt::format("header {}", name); }, [&] { return parse(it->second); });
+}
+
+// kPositionHeader: "<gtid> <file>:<pos>" (the GTID may be empty): the GTID and the position.
+std::pair<std::string, mysql::BinlogPosition> parse_position(const std::string& text) {
   const auto space = text.rfind(' ');
-  return parse_binlog_position(space == std::string_view::npos ? text : text.substr(space + 1));
+  const std::string_view binlog = space == std::string::npos ? text : std::string_view(text).substr(space + 1);
+  const auto position = parse_binlog_position(binlog);
+  if (!position) fail("'{}' is not '<gtid> <file>:<pos>'", text);
+  return {space == std::string::npos ? std::string() : text.substr(0, space), *position};
+}
+
+// A schema change record's statement: it needs its transaction's headers, and its footprint must
+// name its own partition (the sink applies it once every partition listed met it).
+SchemaChangeRecord schema_change_of(const kafka::ConsumedRecord& record, const std::string& json,
+                                    const RecordFacts& facts, const std::string& gtid) {
+  if (facts.txn.id.empty() || !facts.txn.position || !facts.txn.footprint) {
+    fail("a schema change record lacks its transaction, position or footprint header");
+  }
+  SchemaChangeRecord met;
+  met.change = tables::PublishedSchemaChange::parse(json);
+  for (const auto& [where, records] : *facts.txn.footprint) {
+    if (where.first == record.topic) met.partitions.insert(Partition(where.second));
+  }
+  if (!met.partitions.contains(Partition(record.partition))) {
+    fail("the schema change record's footprint does not name its own partition");
+  }
+  met.txn = facts.txn.id;
+  met.position = *facts.txn.position;
+  met.gtid = gtid;
+  return met;
+}
+
+// The facts of RECORD's HEADERS; throws Error naming the header that does not parse.
+RecordFacts read_facts(const kafka::ConsumedRecord& record, const Headers& headers) {
+  RecordFacts facts;
+  facts.partition = {record.topic, record.partition};
+  facts.txn.id = header(headers, envelope::kTransactionHeader).value_or("");
+  const auto position = parse_header(headers, envelope::kPositionHeader, parse_position);
+  if (position) facts.txn.position = position->second;
+  facts.txn.footprint = parse_header(headers, envelope::kTransactionEndHeader,
+                                     [](const std::string& text) { return envelope::parse_footprint(text); });
+  facts.replay_of = parse_header(headers, kReplayOfHeader, RecordOrigin::parse);
+  facts.key_change = parse_header(headers, envelope::kKeyChangeHeader, [](const std::string& text) {
+                       if (text != "old" && text != "new") fail("'{}' is neither old nor new", text);
+                       return text;
+                     }).value_or("");
+  facts.schema_change = parse_header(headers, envelope::kSchemaChangeHeader, [&](const std::string& json) {
+    return schema_change_of(record, json, facts, position ? position->first : std::string());
+  });
+  return facts;
 }
 
 }  // namespace
 
 RecordFacts RecordFacts::of(const ReadRecord& read) {
-  const Headers& headers = read.headers;
-  RecordFacts facts;
-  facts.partition = {read.record.topic, read.record.partition};
-  facts.txn.id = header(headers, envelope::kTransactionHeader).value_or("");
-  facts.txn.position = header_position(headers);
-  facts.txn.footprint = header(headers, envelope::kTransactionEndHeader);
-  facts.schema_change = headers.contains(envelope::kSchemaChangeHeader);
-  facts.replay_of = header(headers, kReplayOfHeader);
-  facts.key_change = header(headers, envelope::kKeyChangeHeader).value_or("");
-  return facts;
+  const kafka::ConsumedRecord& record = read.record;
+  try {
+    return with_context([&] { return fmt::format("{} [{}] offset {}", record.topic, record.partition, record.offset); },
+                        [&] { return read_facts(record, read.headers); });
+  } catch (const Error& error) {  // reading() made every failure to parse a header an Error
+    RecordFacts alone;
+    alone.partition = {record.topic, record.partition};
+    alone.malformed = error.what();
+    return alone;
+  }
 }
 
 Coordinates coordinates_of(const ChangeEvent& event, const std::string& key_change) {
@@ -81,23 +133,6 @@ std::optional<std::string> key_problem(const ReadRecord& read, const ChangeEvent
     return fmt::format("the key does not decode: {}", error.what());
   }
   return std::nullopt;
-}
-
-SchemaChangeRecord parse_schema_change(const ReadRecord& read, const RecordFacts& facts) {
-  if (facts.txn.id.empty() || !facts.txn.position || !facts.txn.footprint) {
-    fail("it lacks its transaction, position or footprint header");
-  }
-  SchemaChangeRecord met;
-  met.change = tables::PublishedSchemaChange::parse(read.headers.find(envelope::kSchemaChangeHeader)->second);
-  for (const auto& [where, records] : envelope::parse_footprint(*facts.txn.footprint)) {
-    if (where.first == read.record.topic) met.partitions.insert(Partition(where.second));
-  }
-  if (!met.partitions.contains(Partition(read.record.partition))) fail("its footprint does not name its own partition");
-  met.txn = facts.txn.id;
-  met.position = *facts.txn.position;
-  const std::string& text = read.headers.find(envelope::kPositionHeader)->second;
-  met.gtid = text.substr(0, text.rfind(' '));
-  return met;
 }
 
 bool passed(const Progress& progress, const mysql::BinlogPosition& position) {

@@ -19,29 +19,6 @@
 
 namespace binberg::sink {
 
-// What a record's headers say, read once.
-struct RecordFacts {
-  envelope::TopicPartition partition;
-  TransactionMark txn;
-  bool schema_change = false;            // kSchemaChangeHeader
-  std::optional<std::string> replay_of;  // kReplayOfHeader: it replays a dead letter
-  std::string key_change;                // kKeyChangeHeader: "old" or "new" for a primary-key update's halves
-
-  static RecordFacts of(const ReadRecord& read);
-};
-
-// Where EVENT stands in the source history; KEY_CHANGE is its record's kKeyChangeHeader.
-Coordinates coordinates_of(const ChangeEvent& event, const std::string& key_change);
-
-// READ's change (taken out of it), or why it has none: the reason it goes to the dead-letter topic.
-// Rethrows a registry that fails otherwise than "not found" (an outage: the session starts over,
-// good records are never dead-lettered) and a ConfigError.
-std::variant<ChangeEvent, std::string> take_change(ReadRecord& read);
-
-// Why READ's key is not the key of EVENT's row, or nullopt when it is (the audit gate). Rethrows
-// a registry outage, as take_change.
-std::optional<std::string> key_problem(const ReadRecord& read, const ChangeEvent& event);
-
 // A schema change's record: a DDL statement met in one partition of its table's topic.
 struct SchemaChangeRecord {
   std::string txn, gtid;
@@ -49,8 +26,35 @@ struct SchemaChangeRecord {
   tables::PublishedSchemaChange change;
   std::set<Partition> partitions;  // of its topic, where its footprint says it is
 };
-// Throws Error saying what is malformed (the record then goes to the dead-letter topic).
-SchemaChangeRecord parse_schema_change(const ReadRecord& read, const RecordFacts& facts);
+
+// What a record's headers say, read once: the one place they are parsed (record_bytes.h).
+struct RecordFacts {
+  envelope::TopicPartition partition;
+  TransactionMark txn;
+  std::optional<SchemaChangeRecord> schema_change;  // kSchemaChangeHeader, with its transaction's headers
+  std::optional<RecordOrigin> replay_of;            // kReplayOfHeader: it replays a dead letter
+  std::string key_change;  // kKeyChangeHeader: "old" or "new" for a primary-key update's halves
+  // Why its headers do not parse (naming the header, topic, partition and offset): it goes to the
+  // dead-letter topic, standing alone (none of the other facts is known then).
+  std::optional<std::string> malformed;
+
+  // Never throws for what the headers hold: a header that does not parse makes `malformed`.
+  static RecordFacts of(const ReadRecord& read);
+};
+
+// Where EVENT stands in the source history; KEY_CHANGE is its record's kKeyChangeHeader.
+Coordinates coordinates_of(const ChangeEvent& event, const std::string& key_change);
+
+// READ's change (taken out of it), or why it has none: the reason it goes to the dead-letter topic,
+// naming where the record is and what of it is wrong. Rethrows a registry that fails otherwise
+// than "not found" (an outage: the session starts over, good records are never dead-lettered) and
+// a ConfigError.
+std::variant<ChangeEvent, std::string> take_change(ReadRecord& read);
+
+// Why READ's key is not the key of EVENT's row, or nullopt when it is (the audit gate). Rethrows
+// a registry outage, as take_change.
+std::optional<std::string> key_problem(const ReadRecord& read, const ChangeEvent& event);
+
 // Whether a partition whose applied progress is PROGRESS is past the statement at POSITION (it is
 // met again: an at-least-once source repeating itself, a rewind).
 bool passed(const Progress& progress, const mysql::BinlogPosition& position);

@@ -37,7 +37,8 @@ bool SessionOpening::open_table(const std::string& topic,
   if (!options_.rebuild.empty()) table.rebuild = &options_.rebuild.at(topic);
   TableOutput& output = outputs_.try_emplace(topic, sink_.catalog, options_, topic, table.rebuild).first->second;
   table.partitions = input.partition_count(topic);
-  Epoch epoch;  // the table's, and who holds it
+  input.prepare_diversions(topic);  // its dead letters' topics, before anything is read
+  Epoch epoch;                      // the table's, and who holds it
   std::string writer;
   if (auto it = existing.find(topic); it != existing.end()) {
     output.found(it->second);

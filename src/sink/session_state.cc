@@ -64,26 +64,20 @@ Route SessionState::route(const TableState& table, const ReadRecord& read, const
   // While draining, a transaction newer than the open ones waits, and so does all after it in its partition.
   if (drain_.waits(facts.partition, facts.txn, transactions_)) return Route::kWaits;
   if (!facts.txn.id.empty() && ownership.abandoned(facts.txn.id)) return Route::kOfAbandoned;
+  if (facts.malformed) return Route::kMalformed;
   if (facts.schema_change) return Route::kSchemaChange;
   return Route::kChange;
 }
 
 ChangeAction SessionState::judge_change(const TableState& table, const RecordFacts& facts,
                                         const ChangeEvent& event) const {
-  if (facts.replay_of) {
-    try {
-      return ChangeAction{ChangeAction::Kind::kReplay, {}, RecordOrigin::parse(*facts.replay_of), {}};
-    } catch (const Error& error) {
-      return ChangeAction{
-          ChangeAction::Kind::kDeadLetter, fmt::format("{}: {}", kReplayOfHeader, error.what()), {}, {}};
-    }
-  }
+  if (facts.replay_of) return ChangeAction{ChangeAction::Kind::kReplay, *facts.replay_of, {}};
   const Coordinates coordinates = coordinates_of(event, facts.key_change);
   const Progress& progress = table.progress.at(Partition(facts.partition.second));
   if (progress.last && compare(coordinates, *progress.last) <= 0) {
-    return ChangeAction{ChangeAction::Kind::kRedelivered, {}, {}, coordinates};
+    return ChangeAction{ChangeAction::Kind::kRedelivered, {}, coordinates};
   }
-  return ChangeAction{ChangeAction::Kind::kApply, {}, {}, coordinates};
+  return ChangeAction{ChangeAction::Kind::kApply, {}, coordinates};
 }
 
 std::optional<Offset> SessionState::delivered(const envelope::TopicPartition& partition, Offset offset) {

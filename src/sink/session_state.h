@@ -42,15 +42,15 @@ enum class Route {
   kAbandons,           // shows its partition's current transaction was abandoned: roll back
   kWaits,              // draining: a newer transaction waits for the commit
   kOfAbandoned,        // of a transaction dropped whole: passed over
+  kMalformed,          // its headers do not parse (RecordFacts::malformed): a dead letter standing alone
   kSchemaChange,       // a DDL statement's record
   kChange,             // a change: decoded, then judged (judge_change)
 };
 
 // What becomes of a change record that decoded.
 struct ChangeAction {
-  enum class Kind { kDeadLetter, kReplay, kRedelivered, kApply };
+  enum class Kind { kReplay, kRedelivered, kApply };
   Kind kind = Kind::kApply;
-  std::string reason;       // kDeadLetter: why
   RecordOrigin origin;      // kReplay: the dead letter it replays
   Coordinates coordinates;  // kApply
 };

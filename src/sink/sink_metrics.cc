@@ -13,6 +13,11 @@ SinkMetrics::SinkMetrics(metrics::Registry& registry_)
                                    "Records skipped as already applied, by how they were recognized", {"by"})),
       dead_letters(
           registry.counter("binberg_sink_dead_letters_total", "Undecodable records sent to <topic>.dlq").counter()),
+      dead_letters_truncated(registry
+                                 .counter("binberg_sink_dead_letters_truncated_total",
+                                          "Records too large to divert whole, diverted without their value (its "
+                                          "SHA-256 in binberg.original_sha256)")
+                                 .counter()),
       quarantined(registry
                       .counter("binberg_sink_quarantined_total",
                                "Records whose key is not their row's key, sent to <topic>.quarantine")

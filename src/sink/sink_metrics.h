@@ -26,6 +26,7 @@ struct SinkMetrics {
   metrics::Counter& applied;
   metrics::Family& redelivered;  // {by}: offset, position
   metrics::Counter& dead_letters;
+  metrics::Counter& dead_letters_truncated;  // diverted (dead letters and quarantine) without their value
   metrics::Counter& quarantined;
   metrics::Family& replays;  // {verdict}: applied, superseded, duplicate
   metrics::Counter& commits;

@@ -32,6 +32,9 @@ class SinkClock {
   virtual void sleep_for(std::chrono::milliseconds duration) = 0;
 };
 
+// How a record was diverted: whole, or truncated (too large for its dead-letter topic).
+enum class Diverted { kWhole, kTruncated };
+
 // One session's side of Kafka, for the session's thread.
 class SinkInput {
  public:
@@ -54,9 +57,13 @@ class SinkInput {
   // Monitoring only (a start reads the tables' offsets): the consumer group's committed offsets.
   virtual void report_offsets(const std::vector<kafka::PartitionStart>& offsets) = 0;
 
+  // Makes TOPIC's dead-letter and quarantine topics ready (dead_letter_topics.h), when the
+  // session opens its table; throws ConfigError when one of them must not be used.
+  virtual void prepare_diversions(const std::string& topic) = 0;
   // RECORD to `<its topic><SUFFIX>` with REASON (dead letters and quarantine), acknowledged by
-  // flush_diverted(), which the session calls before every commit.
-  virtual void divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) = 0;
+  // flush_diverted(), which the session calls before every commit. kTruncated: it was too large
+  // to divert whole (truncated_diversion).
+  virtual Diverted divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) = 0;
   virtual void flush_diverted() = 0;
   // The records of TOPIC [PARTITION] from FROM up to (not including) TO, decoded; throws when the
   // registry is unwell (a replay is never judged on partial knowledge).

@@ -1,5 +1,6 @@
 #include "sink/sink_reader.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -19,29 +20,33 @@ constexpr std::size_t kBatchRecords = 256;
 // How long the reader waits for the first record of a batch; also how soon it sees a stop.
 constexpr std::chrono::milliseconds kPollTimeout{100};
 
-ReadRecord decoded(kafka::ConsumedRecord record, RecordDecoder& decoder, bool skip) {
+}  // namespace
+
+ReadRecord decode_record(kafka::ConsumedRecord record, RecordDecoder& decoder, Decoding decoding) {
   ReadRecord read;
   read.headers = header_map(record);
   read.record = std::move(record);
   // A schema change record has no value: the sink reads its header, never a change.
-  if (skip || read.headers.contains(envelope::kSchemaChangeHeader)) return read;
+  if (decoding == Decoding::kSkip || read.headers.contains(envelope::kSchemaChangeHeader)) return read;
+  const kafka::ConsumedRecord& at = read.record;
+  const auto where = [&] { return fmt::format("{} [{}] offset {}", at.topic, at.partition, at.offset); };
   try {
-    if (!read.record.value) fail("a record without a value (a tombstone) is no change");
-    read.event = decoder.change(*read.record.value);
+    with_context(where, [&] {
+      if (!at.value) fail("value: none (a tombstone) is no change");
+      read.event = decoder.change(*at.value);
+    });
   } catch (...) {
     read.event_error = std::current_exception();
     return read;
   }
-  if (read.event->schema->primary_key.empty() || !read.record.key) return read;
+  if (read.event->schema->primary_key.empty() || !at.key) return read;
   try {
-    read.key = decoder.key(*read.record.key, *read.event->schema);
+    with_context(where, [&] { read.key = decoder.key(*at.key, *read.event->schema); });
   } catch (...) {
     read.key_error = std::current_exception();
   }
   return read;
 }
-
-}  // namespace
 
 Headers header_map(const kafka::ConsumedRecord& record) {
   Headers headers;
@@ -81,7 +86,7 @@ void SinkReader::run(kafka::Consumer& consumer, const registry::RegistryOptions&
       if (auto* record = std::get_if<kafka::ConsumedRecord>(&polled)) {
         const auto skip = skip_below_.find({record->topic, record->partition});
         const bool undecoded = skip != skip_below_.end() && record->offset < skip->second;
-        batch.emplace_back(decoded(std::move(*record), decoder, undecoded));
+        batch.emplace_back(decode_record(std::move(*record), decoder, undecoded ? Decoding::kSkip : Decoding::kDecode));
         ++records;
       } else if (auto* end = std::get_if<kafka::PartitionEnd>(&polled)) {
         batch.emplace_back(std::move(*end));

@@ -51,6 +51,14 @@ using ReadItem = std::variant<ReadRecord, kafka::PartitionEnd>;
 // Headers by name; a repeated name keeps its last value.
 Headers header_map(const kafka::ConsumedRecord& record);
 
+class RecordDecoder;
+// Whether the reader looks inside a record (records below the offsets the tables need: never).
+enum class Decoding { kDecode, kSkip };
+
+// RECORD as the reader hands it over: its headers by name, and its change and key decoded with
+// DECODER, or why they do not decode (kSkip, a schema change record: neither is looked at).
+ReadRecord decode_record(kafka::ConsumedRecord record, RecordDecoder& decoder, Decoding decoding);
+
 class SinkReader {
  public:
   // Reads from CONSUMER (assigned already; it must outlive the reader) with a decoder of its own.

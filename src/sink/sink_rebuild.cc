@@ -105,11 +105,12 @@ std::vector<Cut> cuts_of(const std::map<std::string, OriginalTables>& originals)
   };
   std::map<std::string, std::vector<Member>> commits;  // by commit id
   for (const auto& [topic, tables] : originals) {
+    const std::string& table_topic = topic;  // a lambda cannot capture a structured binding in clang 14
     const auto collect = [&](const iceberg::TableMetadata& table, bool state) {
       for (const iceberg::Snapshot& snapshot : table.snapshots) {
         const auto id = snapshot.summary.find(iceberg::kCommitIdProperty);
         if (sink_offsets(snapshot) != nullptr && id != snapshot.summary.end()) {
-          commits[id->second].push_back(Member{topic, state, &snapshot});
+          commits[id->second].push_back(Member{table_topic, state, &snapshot});
         }
       }
     };

@@ -73,6 +73,9 @@ void SinkSession::handle(ReadRecord& read, Arrival arrival) {
   switch (route) {
     case Route::kOfAbandoned:
       return state_.advance(table, record);
+    case Route::kMalformed:
+      dead_letter(record, *facts.malformed);
+      return state_.advance(table, record);
     case Route::kSchemaChange:
       return meet_schema_change(table, read, facts);
     case Route::kChange:
@@ -122,9 +125,6 @@ void SinkSession::handle_change(TableState& table, ReadRecord& read, const Recor
   ChangeEvent& event = std::get<ChangeEvent>(change);
   const ChangeAction action = state_.judge_change(table, facts, event);
   switch (action.kind) {
-    case ChangeAction::Kind::kDeadLetter:
-      dead_letter(record, action.reason);
-      break;
     case ChangeAction::Kind::kReplay:
       replay(table, read, std::move(event), action.origin);
       break;
@@ -200,20 +200,14 @@ void SinkSession::replay(TableState& table, const ReadRecord& read, ChangeEvent 
 
 void SinkSession::meet_schema_change(TableState& table, ReadRecord& read, const RecordFacts& facts) {
   const kafka::ConsumedRecord& record = read.record;
-  std::optional<SchemaChangeRecord> statement;
-  try {
-    statement = parse_schema_change(read, facts);
-  } catch (const Error& error) {
-    dead_letter(record, fmt::format("malformed schema change record: {}", error.what()));
-    return state_.advance(table, record);
-  }
+  const SchemaChangeRecord& statement = *facts.schema_change;  // its headers parsed (else kMalformed)
   // Met again (an at-least-once source repeating itself, a rewind): the partition is past it.
-  if (passed(table.progress_of(Partition(record.partition)), statement->position)) {
+  if (passed(table.progress_of(Partition(record.partition)), statement.position)) {
     ++sink_.stats.redelivered_by_position;
     sink_.metrics.redelivered.counter({"position"}).add();
     return state_.advance(table, record);
   }
-  if (state_.meet(table, std::move(*statement), record)) apply_schema_change(table);
+  if (state_.meet(table, statement, record)) apply_schema_change(table);
 }
 
 // What came before the statement is committed first (the table alone: its part of every
@@ -273,15 +267,22 @@ void SinkSession::apply_schema_change(TableState& table) {
 }
 
 void SinkSession::dead_letter(const kafka::ConsumedRecord& record, const std::string& reason) {
-  input_->divert(record, kDeadLetterSuffix, reason);
+  divert(record, kDeadLetterSuffix, reason);
   ++sink_.stats.dead_letters;
   sink_.metrics.dead_letters.add();
 }
 
 void SinkSession::quarantine(const kafka::ConsumedRecord& record, const std::string& reason) {
-  input_->divert(record, kQuarantineSuffix, reason);
+  divert(record, kQuarantineSuffix, reason);
   ++sink_.stats.quarantined;
   sink_.metrics.quarantined.add();
+}
+
+void SinkSession::divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) {
+  if (input_->divert(record, suffix, reason) == Diverted::kTruncated) {
+    ++sink_.stats.truncated_diversions;
+    sink_.metrics.dead_letters_truncated.add();
+  }
 }
 
 void SinkSession::commit(CommitScope scope, TableState* only, std::string commit_id) {

@@ -74,6 +74,7 @@ class SinkSession {
   void apply_schema_change(TableState& table);
   void dead_letter(const kafka::ConsumedRecord& record, const std::string& reason);
   void quarantine(const kafka::ConsumedRecord& record, const std::string& reason);
+  void divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason);
 
   // Commits every table (kAll) or ONLY with what they applied; COMMIT_ID: a generated one.
   void commit(CommitScope scope, TableState* only = nullptr, std::string commit_id = "");

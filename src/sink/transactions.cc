@@ -15,7 +15,7 @@ std::optional<envelope::Footprint> OpenTransactions::count(const envelope::Topic
   ++txn.counted[partition];
   if (mark.footprint.has_value()) {
     envelope::Footprint footprint;
-    for (const auto& [where, records] : envelope::parse_footprint(*mark.footprint)) {
+    for (const auto& [where, records] : *mark.footprint) {
       if (concerns(where, mark.id, txn.position)) footprint.emplace(where, records);
     }
     txn.footprint = std::move(footprint);

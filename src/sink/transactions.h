@@ -26,7 +26,7 @@ namespace binberg::sink {
 struct TransactionMark {
   std::string id;                                 // empty: a producer without transactions
   std::optional<mysql::BinlogPosition> position;  // of the change, in the source
-  std::optional<std::string> footprint;           // on the transaction's last record in its partition
+  std::optional<envelope::Footprint> footprint;   // on the transaction's last record in its partition
 };
 
 class OpenTransactions {
@@ -37,8 +37,7 @@ class OpenTransactions {
                                       const mysql::BinlogPosition& position)>;
 
   // Counts a record of MARK's transaction read from PARTITION. Returns the transaction's footprint
-  // (what concerns this session) when this record made it whole. Throws Error for a footprint that
-  // does not parse (bad input).
+  // (what concerns this session) when this record made it whole.
   std::optional<envelope::Footprint> count(const envelope::TopicPartition& partition, const TransactionMark& mark,
                                            const Concerns& concerns);
   // A schema change's record: its partition is past the transaction it ends.

@@ -17,7 +17,7 @@ namespace {
 const mysql::BinlogPosition kAt100{"bin.000001", 100}, kAt200{"bin.000001", 200};
 
 TransactionMark mark(std::string id, const mysql::BinlogPosition& position,
-                     std::optional<std::string> footprint = std::nullopt) {
+                     std::optional<envelope::Footprint> footprint = std::nullopt) {
   return TransactionMark{std::move(id), position, std::move(footprint)};
 }
 
@@ -114,7 +114,7 @@ TEST(OwnershipDeathTest, AWriterEpochNeverGoesBack) {
 
 TEST(OpenTransactionsTest, ATransactionIsWholeOnceEveryPartitionHoldsWhatItsFootprintLists) {
   OpenTransactions open;
-  const std::string footprint = envelope::format_footprint({{{"t", 0}, 2}, {{"t", 1}, 1}});
+  const envelope::Footprint footprint = {{{"t", 0}, 2}, {{"t", 1}, 1}};
   EXPECT_FALSE(open.count({"t", 0}, mark("x", kAt100), kEveryPartition));
   EXPECT_FALSE(open.count({"t", 1}, mark("x", kAt100, footprint), kEveryPartition));
   EXPECT_TRUE(open.partly_in("t"));

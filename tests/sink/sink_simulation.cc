@@ -147,8 +147,10 @@ class SimInput final : public SinkInput {
     return Offset(world_.topics().end({topic, partition.value}));
   }
   void report_offsets(const std::vector<kafka::PartitionStart>&) override {}
-  void divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string&) override {
+  void prepare_diversions(const std::string&) override {}
+  Diverted divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string&) override {
     world_.divert(*this, record, suffix);
+    return Diverted::kWhole;
   }
   void flush_diverted() override { world_.acknowledge(*this); }
   std::vector<HistoryRecord> read_between(const std::string& topic, Partition partition, Offset from,
