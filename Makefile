@@ -14,6 +14,7 @@ demo: setup build
 	$(RELEASE_DIR)/src/cli/binberg smoke
 	./scripts/demo
 	$(RELEASE_DIR)/src/cli/binberg drill run all --quick
+	$(RELEASE_DIR)/src/cli/binberg report --out report
 
 # Every drill at full size (100,000 row events each) on the drill stack; records in runs/.
 drills: build
