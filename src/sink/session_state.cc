@@ -97,9 +97,9 @@ Offset SessionState::expected(const envelope::TopicPartition& partition) const {
   return it->second;
 }
 
-bool SessionState::redelivered(const envelope::TopicPartition& partition, Offset offset) {
+bool SessionState::reread_reached(const envelope::TopicPartition& partition, Offset next) {
   const auto it = rereading_.find(partition);
-  if (it == rereading_.end() || offset.next() < it->second) return false;
+  if (it == rereading_.end() || next < it->second) return false;
   rereading_.erase(it);
   return rereading_.empty();
 }
@@ -143,9 +143,16 @@ void SessionState::advance(TableState& table, const kafka::ConsumedRecord& recor
 void SessionState::read_to_end(TableState& table, Partition partition, Offset end) {
   Offset& expected = expected_[{table.topic, partition.value}];
   expected = std::max(expected, end);
-  if (mode_ != SessionMode::kSink || drain_.waiting_in({table.topic, partition.value}) ||
+  if (drain_.waiting_in({table.topic, partition.value}) ||
       (table.schema_change && table.schema_change->offsets.contains(partition))) {
     return;
+  }
+  if (mode_ == SessionMode::kRebuild) {
+    // A rebuild reaches its target at the partition's end (which may lie past a transaction marker no
+    // record can take it over), and never goes past it: what lies beyond was not applied.
+    const auto target = table.rebuild->target.find(partition);
+    if (target == table.rebuild->target.end()) return;
+    end = std::min(end, target->second);
   }
   Progress& progress = table.progress_of(partition);
   if (end <= progress.next_offset) return;

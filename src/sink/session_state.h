@@ -114,9 +114,10 @@ class SessionState {
               const Ownership& ownership) const;
   ChangeAction judge_change(const TableState& table, const RecordFacts& facts, const ChangeEvent& event) const;
 
-  // A record below its partition's next offset; true when that ended the re-reading of every
-  // partition (--from).
-  bool redelivered(const envelope::TopicPartition& partition, Offset offset);
+  // The reading of PARTITION reached NEXT: past a redelivered record, or the partition's end (which
+  // lies past a trailing transaction marker, where no record can take it); true when that ended the
+  // re-reading of every partition (--from).
+  bool reread_reached(const envelope::TopicPartition& partition, Offset next);
   void reread(const envelope::TopicPartition& partition, Offset until) { rereading_[partition] = until; }
   std::map<envelope::TopicPartition, std::int64_t> rereading() const;
   // Counts a record towards its transaction (a record of none stands alone).

@@ -36,6 +36,11 @@ void SinkSession::open() {
   failpoint::hit("sink.after_open");
 }
 
+void SinkSession::log_reread_done() const {
+  spdlog::info("sink: read again up to the tables' offsets: {} records redelivered, none applied",
+               sink_.stats.redelivered_by_offset);
+}
+
 void SinkSession::handle(ReadRecord& read, Arrival arrival) {
   const kafka::ConsumedRecord& record = read.record;
   TableState& table = state_.table(record.topic);
@@ -45,10 +50,7 @@ void SinkSession::handle(ReadRecord& read, Arrival arrival) {
   if (route == Route::kRedelivered) {
     ++sink_.stats.redelivered_by_offset;
     sink_.metrics.redelivered.counter({"offset"}).add();
-    if (state_.redelivered(facts.partition, Offset(record.offset))) {
-      spdlog::info("sink: read again up to the tables' offsets: {} records redelivered, none applied",
-                   sink_.stats.redelivered_by_offset);
-    }
+    if (state_.reread_reached(facts.partition, Offset(record.offset).next())) log_reread_done();
     return;
   }
   table.pending_since_ms.emplace(Partition(record.partition), record.timestamp_ms);  // the first not committed
@@ -370,8 +372,10 @@ void SinkSession::run(const std::function<bool()>& stop) {
       if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
         check_end(*end);
         state_.at_end({end->topic, end->partition});
-        if (end->offset >= 0)
+        if (end->offset >= 0) {
           state_.read_to_end(state_.table(end->topic), Partition(end->partition), Offset(end->offset));
+          if (state_.reread_reached({end->topic, end->partition}, Offset(end->offset))) log_reread_done();
+        }
       } else {
         ReadRecord& read = std::get<ReadRecord>(*item);
         state_.read_in({read.record.topic, read.record.partition});

@@ -61,6 +61,8 @@ class SinkSession {
   void check_delivery(const kafka::ConsumedRecord& record);
   // The same for a partition's end reached past records deleted before they were read.
   void check_end(const kafka::PartitionEnd& end);
+  // Logs that every partition read again (--from) reached the tables' offsets.
+  void log_reread_done() const;
   void handle(ReadRecord& read, Arrival arrival);
   void handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts);
   // Opens TABLE's Iceberg tables if needed and maps SCHEMA's rows onto them.
