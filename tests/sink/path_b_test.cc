@@ -292,6 +292,17 @@ address = "127.0.0.1:0"
                         int first_seed, int events);
   std::uint64_t expect_topics_hold_the_source(std::uint64_t snapshot_rows, std::uint64_t events);
   // `binberg reconcile --json [ARGUMENTS]` on the sink's tables: its report, and its exit code in EXIT_CODE.
+  // Reconcile exits 0 with every table EQUAL and its changelog's event-id audit clean.
+  void expect_reconcile_equal_and_audited() {
+    int exit_code = 0;
+    const nlohmann::json report = reconcile(exit_code);
+    EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
+    for (const auto& table : report["tables"]) {
+      EXPECT_EQ(table["verdict"], "equal") << table.dump(2);
+      EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+    }
+  }
+
   nlohmann::json reconcile(int& exit_code, const std::string& arguments = "", int wait_seconds = 60) {
     std::string out = binberg::testing::run_command(
         fmt::format("'{}' reconcile --config '{}' --json --wait {} {} 2>>'{}/reconcile.log'; echo \"exit $?\"",
@@ -1756,13 +1767,7 @@ TEST_F(PathBTest, PostgresCatalogTerminatedAndRestartedUnderLoadLosesAndDoublesN
   const std::size_t logged =
       expect_changelog_whole_and_unique("accounts").size() + expect_changelog_whole_and_unique("orders").size();
   EXPECT_EQ(logged, snapshot_rows + written.events) << "every snapshot row and row event in a changelog, once";
-  int exit_code = 0;
-  const nlohmann::json report = reconcile(exit_code);
-  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
-  for (const auto& table : report["tables"]) {
-    EXPECT_EQ(table["verdict"], "equal") << table.dump(2);
-    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
-  }
+  expect_reconcile_equal_and_audited();
 }
 
 // Scale-out: the sinks of one group share the tables; each writes the topics the group gives it.
@@ -1899,10 +1904,7 @@ TEST_F(SinkScaleOutTest, TwoSinksAndAJoiningThirdShareTheTablesThroughACrashInAC
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
   EXPECT_EQ(third_.stop(SIGTERM), 0);
   EXPECT_EQ(logged_events(), snapshot_rows + written.events) << "every snapshot row and row event in a changelog, once";
-  int exit_code = 0;
-  const nlohmann::json report = reconcile(exit_code);
-  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
-  for (const auto& table : report["tables"]) EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
+  expect_reconcile_equal_and_audited();
   const auto accounts = expect_one_writer_per_epoch("accounts"), orders = expect_one_writer_per_epoch("orders");
   EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second)) << "the second sink held a table";
   EXPECT_TRUE(wrote(accounts, third) || wrote(orders, third)) << "the third sink took the crashed one's table over";
@@ -1953,13 +1955,7 @@ TEST_F(SinkScaleOutTest, ASinkThatCannotReachItsCatalogLeavesTheGroupAndTheOther
   EXPECT_EQ(logged_events(), snapshot_rows + summary["events"]["total"].get<std::uint64_t>());
   const auto accounts = expect_one_writer_per_epoch("accounts"), orders = expect_one_writer_per_epoch("orders");
   EXPECT_TRUE(wrote(accounts, second) || wrote(orders, second)) << "the second sink held a table first";
-  int exit_code = 0;
-  const nlohmann::json report = reconcile(exit_code);
-  EXPECT_EQ(exit_code, 0) << report.dump(2) << binberg::testing::log_tail(dir_.path() / "reconcile.log");
-  for (const auto& table : report["tables"]) {
-    EXPECT_EQ(table["verdict"], "equal") << table.dump(2);
-    EXPECT_EQ(table["audit"]["verdict"], "clean") << table.dump(2);
-  }
+  expect_reconcile_equal_and_audited();
 }
 }  // namespace
 }  // namespace binberg::sink
