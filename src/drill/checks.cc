@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace binberg::drill {
 
@@ -60,6 +61,44 @@ Check clean_stop_check(const std::string& name, const std::vector<ProcessExit>& 
   }
   if (exits.empty()) return Check::skipped(name, 0, Comparison::kEqual, "no process was running to stop");
   return Check::compare(name, worst, Comparison::kEqual, 0, statuses);
+}
+
+ParityFindings judge_parity(const nlohmann::json& reconcile) {
+  struct Digests {
+    std::string source, a, b;
+  };
+  std::map<std::string, Digests> tables;
+  const auto digest = [](const nlohmann::json& entry, const char* side) {
+    return entry.value(nlohmann::json::json_pointer(fmt::format("/{}/digest", side)), std::string());
+  };
+  for (const nlohmann::json& entry : reconcile) {
+    Digests& digests = tables[entry.at("table").get<std::string>()];
+    (entry.at("path") == "A" ? digests.a : digests.b) = digest(entry, "iceberg");
+    if (digests.source.empty()) digests.source = digest(entry, "source");
+  }
+  ParityFindings findings;
+  std::size_t unequal = 0;
+  std::string first;
+  for (const auto& [table, digests] : tables) {
+    const bool equal = !digests.a.empty() && digests.a == digests.b && digests.a == digests.source;
+    findings.rows.push_back({{"table", table},
+                             {"source_digest", digests.source},
+                             {"a_digest", digests.a},
+                             {"b_digest", digests.b},
+                             {"equal", equal}});
+    if (!equal && unequal++ == 0) {
+      first = fmt::format("{}: source {}, A {}, B {}", table, digests.source, digests.a, digests.b);
+    }
+  }
+  if (tables.empty()) {
+    findings.check = Check::skipped("parity_a_b", 0, Comparison::kEqual, "no reconcile result to compare");
+    return findings;
+  }
+  findings.check =
+      Check::compare("parity_a_b", unequal, Comparison::kEqual, 0,
+                     unequal == 0 ? fmt::format("{} tables: A, B and the source have one digest each", tables.size())
+                                  : fmt::format("{} of {} tables differ; first: {}", unequal, tables.size(), first));
+  return findings;
 }
 
 }  // namespace binberg::drill

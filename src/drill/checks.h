@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "evidence/run_record.h"
 #include "verify/snapshot_history.h"
 
@@ -40,6 +42,15 @@ RecoveryFindings judge_recoveries(const std::vector<FaultTimes>& faults, std::si
 // NAME over FINDING, a check over every snapshot of a table; fewer than MINIMUM_SNAPSHOTS is a skip.
 evidence::Check history_check(const std::string& name, const verify::HistoryFinding& finding,
                               std::size_t minimum_snapshots, const std::string& what);
+
+struct ParityFindings {
+  evidence::Check check;             // parity_a_b
+  std::vector<nlohmann::json> rows;  // per table: its source, A and B digests (the record's parity)
+};
+
+// From the reconcile entries both paths recorded (RECONCILE: {path, table, source, iceberg, ...}):
+// every table's digest is one across path A, path B and the source; none to compare is a skip.
+ParityFindings judge_parity(const nlohmann::json& reconcile);
 
 // How a pipeline's process ended when the drill stopped or killed it.
 struct ProcessExit {

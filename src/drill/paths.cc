@@ -67,41 +67,10 @@ void Paths::verify(const Workload& workload) {
   if (paths_.size() == 2) check_parity();
 }
 
-// From the reconcile entries both paths recorded: each table's digests side by side.
 void Paths::check_parity() {
-  struct Digests {
-    std::string source, a, b;
-  };
-  std::map<std::string, Digests> tables;
-  const auto digest = [](const nlohmann::json& entry, const char* side) {
-    return entry.value(nlohmann::json::json_pointer(fmt::format("/{}/digest", side)), std::string());
-  };
-  for (const nlohmann::json& entry : run_.record().reconcile) {
-    Digests& digests = tables[entry.at("table").get<std::string>()];
-    (entry.at("path") == "A" ? digests.a : digests.b) = digest(entry, "iceberg");
-    if (digests.source.empty()) digests.source = digest(entry, "source");
-  }
-  std::size_t unequal = 0;
-  std::string first;
-  for (const auto& [table, digests] : tables) {
-    const bool equal = !digests.a.empty() && digests.a == digests.b && digests.a == digests.source;
-    run_.record().parity.push_back({{"table", table},
-                                    {"source_digest", digests.source},
-                                    {"a_digest", digests.a},
-                                    {"b_digest", digests.b},
-                                    {"equal", equal}});
-    if (!equal && unequal++ == 0) {
-      first = fmt::format("{}: source {}, A {}, B {}", table, digests.source, digests.a, digests.b);
-    }
-  }
-  if (tables.empty()) {
-    run_.check(Check::skipped("parity_a_b", 0, Comparison::kEqual, "no reconcile result to compare"));
-    return;
-  }
-  run_.check(Check::compare("parity_a_b", unequal, Comparison::kEqual, 0,
-                            unequal == 0
-                                ? fmt::format("{} tables: A, B and the source have one digest each", tables.size())
-                                : fmt::format("{} of {} tables differ; first: {}", unequal, tables.size(), first)));
+  ParityFindings findings = judge_parity(run_.record().reconcile);
+  for (nlohmann::json& row : findings.rows) run_.record().parity.push_back(std::move(row));
+  run_.check(std::move(findings.check));
 }
 
 }  // namespace binberg::drill

@@ -88,5 +88,36 @@ TEST(DrillChecksTest, AProcessThatDoesNotExitZeroOnSigtermFailsCleanStop) {
   EXPECT_EQ(clean_stop_check("clean_stop_path_b", {}).verdict, CheckVerdict::kSkipped);
 }
 
+nlohmann::json reconciled(const std::string& path, const std::string& table, const std::string& source,
+                          const std::string& iceberg) {
+  return {{"path", path}, {"table", table}, {"source", {{"digest", source}}}, {"iceberg", {{"digest", iceberg}}}};
+}
+
+TEST(DrillChecksTest, ParityHoldsOnlyWhenATableHasOneDigestAcrossBothPathsAndTheSource) {
+  const nlohmann::json same =
+      nlohmann::json::array({reconciled("A", "db.t", "d1", "d1"), reconciled("B", "db.t", "d1", "d1")});
+  const ParityFindings equal = judge_parity(same);
+  EXPECT_EQ(equal.check.verdict, CheckVerdict::kPass);
+  ASSERT_EQ(equal.rows.size(), 1u);
+  EXPECT_TRUE(equal.rows[0].at("equal").get<bool>());
+
+  const nlohmann::json b_differs =
+      nlohmann::json::array({reconciled("A", "db.t", "d1", "d1"), reconciled("B", "db.t", "d1", "d2"),
+                             reconciled("A", "db.u", "e1", "e1"), reconciled("B", "db.u", "e1", "e1")});
+  const ParityFindings differs = judge_parity(b_differs);
+  EXPECT_EQ(differs.check.verdict, CheckVerdict::kFail);
+  EXPECT_NE(differs.check.detail.find("1 of 2 tables differ; first: db.t"), std::string::npos) << differs.check.detail;
+
+  // Both paths agree with each other but not with the source: still a failure.
+  EXPECT_EQ(
+      judge_parity(nlohmann::json::array({reconciled("A", "db.t", "d0", "d1"), reconciled("B", "db.t", "d0", "d1")}))
+          .check.verdict,
+      CheckVerdict::kFail);
+  // One path never reconciled the table.
+  EXPECT_EQ(judge_parity(nlohmann::json::array({reconciled("A", "db.t", "d1", "d1")})).check.verdict,
+            CheckVerdict::kFail);
+  EXPECT_EQ(judge_parity(nlohmann::json::array()).check.verdict, CheckVerdict::kSkipped);
+}
+
 }  // namespace
 }  // namespace binberg::drill
