@@ -145,6 +145,21 @@ std::pair<std::int64_t, std::int64_t> Consumer::watermarks(const std::string& to
   return {low, high};
 }
 
+std::int64_t Consumer::offset_for_time(const std::string& topic, std::int32_t partition, std::int64_t timestamp_ms,
+                                       std::chrono::milliseconds timeout) {
+  std::vector<RdKafka::TopicPartition*> list = partition_list({{topic, partition, timestamp_ms}});
+  const auto code = state_->consumer->offsetsForTimes(list, static_cast<int>(timeout.count()));
+  const RdKafka::ErrorCode found = code == RdKafka::ERR_NO_ERROR ? list.front()->err() : code;
+  const std::int64_t offset = list.front()->offset();
+  RdKafka::TopicPartition::destroy(list);
+  if (found != RdKafka::ERR_NO_ERROR) {
+    fail("kafka {}: cannot find the offset of {} [{}] at {} ms: {}", state_->bootstrap, topic, partition, timestamp_ms,
+         RdKafka::err2str(found));
+  }
+  // -1: no record that late; the partition's end is where one would be.
+  return offset >= 0 ? offset : watermarks(topic, partition, timeout).second;
+}
+
 std::optional<ConsumedRecord> Consumer::poll(std::chrono::milliseconds timeout) {
   Polled polled = poll_event(timeout);
   if (auto* record = std::get_if<ConsumedRecord>(&polled)) return std::move(*record);

@@ -86,6 +86,10 @@ class Consumer {
   // retention deletes records). Throws Error when the broker does not answer within TIMEOUT.
   std::pair<std::int64_t, std::int64_t> watermarks(const std::string& topic, std::int32_t partition,
                                                    std::chrono::milliseconds timeout);
+  // The first offset of a partition whose record's timestamp is TIMESTAMP_MS or later, asked of the
+  // broker; the partition's end when none is. Throws Error when the broker does not answer within TIMEOUT.
+  std::int64_t offset_for_time(const std::string& topic, std::int32_t partition, std::int64_t timestamp_ms,
+                               std::chrono::milliseconds timeout);
 
   // The next record, or nullopt when none arrived within TIMEOUT. Throws Error on a consumer
   // error other than reaching a partition's end.

@@ -192,12 +192,14 @@ kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding
                                                          kOriginHeader,
                                                          kOriginTimestampHeader,
                                                          kReplayOfHeader,
+                                                         kReplayOfTimestampHeader,
                                                          envelope::kTransactionHeader,
                                                          envelope::kTransactionEndHeader};
   for (const kafka::Header& header : dead.record.headers) {
     if (std::find(kDropped.begin(), kDropped.end(), header.name) == kDropped.end()) out.headers.push_back(header);
   }
   out.headers.push_back({std::string(kReplayOfHeader), dead.origin.to_string()});
+  out.headers.push_back({std::string(kReplayOfTimestampHeader), std::to_string(dead.origin_timestamp_ms)});
   return out;
 }
 

@@ -31,8 +31,9 @@ inline constexpr std::string_view kQuarantineSuffix = ".quarantine";
 inline constexpr std::string_view kErrorHeader = "binberg.error";
 inline constexpr std::string_view kOriginHeader = "binberg.origin";  // <topic>/<partition>@<offset>
 inline constexpr std::string_view kOriginTimestampHeader = "binberg.origin_timestamp_ms";
-// On a replayed record: the origin of the dead letter it replays.
+// On a replayed record: the origin of the dead letter it replays, and that origin's timestamp.
 inline constexpr std::string_view kReplayOfHeader = "binberg.replay_of";
+inline constexpr std::string_view kReplayOfTimestampHeader = "binberg.replay_of_timestamp_ms";
 
 // Where a record was: topic, partition and offset.
 struct RecordOrigin {
@@ -113,7 +114,8 @@ struct ReplayEncoding {
 // partition when that key decodes to the primary key of the row it carries (so it joins the key's
 // other changes), else that key encoded with the topic's latest key schema and partitioned among
 // PARTITIONS as the source does; its original headers less the sink's and the transaction's (a
-// replay stands alone), plus kReplayOfHeader. Throws Error saying why it cannot be replayed as asked.
+// replay stands alone), plus kReplayOfHeader and kReplayOfTimestampHeader. Throws Error saying why it cannot be
+// replayed as asked.
 kafka::OutgoingRecord replay_record(const DeadLetter& dead, const ReplayEncoding& encoding, RecordDecoder& decoder,
                                     std::int32_t partitions);
 

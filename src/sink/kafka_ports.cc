@@ -88,8 +88,8 @@ class KafkaInput final : public SinkInput {
 
   std::vector<HistoryRecord> read_between(const std::string& topic, Partition partition, Offset from,
                                           Offset to) override {
-    const auto records = kafka::read_range(kafka::ConsumerOptions{options_.kafka, options_.group_id + ".replay", true},
-                                           {topic, partition.value, from.value}, to.value, std::chrono::minutes(5));
+    const auto records =
+        kafka::read_range(replay_reader(), {topic, partition.value, from.value}, to.value, std::chrono::minutes(5));
     std::vector<HistoryRecord> history;
     for (const kafka::ConsumedRecord& record : records) {
       HistoryRecord& entry = history.emplace_back(HistoryRecord{header_map(record), std::nullopt});
@@ -104,8 +104,15 @@ class KafkaInput final : public SinkInput {
     }
     return history;
   }
+  Offset offset_at_time(const std::string& topic, Partition partition, std::int64_t timestamp_ms) override {
+    kafka::Consumer consumer = kafka::Consumer::create(replay_reader());
+    return Offset(consumer.offset_for_time(topic, partition.value, timestamp_ms, std::chrono::seconds(30)));
+  }
 
  private:
+  kafka::ConsumerOptions replay_reader() const {
+    return kafka::ConsumerOptions{options_.kafka, options_.group_id + ".replay", true};
+  }
   void send_diverted(const kafka::OutgoingRecord& record) {
     if (!diverted_) diverted_.emplace(kafka::Producer::create(options_.kafka, kafka::ProducerMode::kIdempotent));
     diverted_->send(record);

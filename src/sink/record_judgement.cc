@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "capture/source_position.h"
 #include "core/assert.h"
 #include "core/error.h"
@@ -36,6 +38,14 @@ std::pair<std::string, mysql::BinlogPosition> parse_position(const std::string& 
   return {space == std::string::npos ? std::string() : text.substr(0, space), *position};
 }
 
+// A decimal count of milliseconds.
+std::int64_t parse_timestamp_ms(const std::string& text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) fail("'{}' is not a timestamp in ms", text);
+  return value;
+}
+
 // A schema change record's statement: it needs its transaction's headers, and its footprint must
 // name its own partition (the sink applies it once every partition listed met it).
 SchemaChangeRecord schema_change_of(const kafka::ConsumedRecord& record, const std::string& json,
@@ -66,7 +76,9 @@ RecordFacts read_facts(const kafka::ConsumedRecord& record, const Headers& heade
   if (position) facts.txn.position = position->second;
   facts.txn.footprint = parse_header(headers, envelope::kTransactionEndHeader,
                                      [](const std::string& text) { return envelope::parse_footprint(text); });
-  facts.replay_of = parse_header(headers, kReplayOfHeader, RecordOrigin::parse);
+  if (auto origin = parse_header(headers, kReplayOfHeader, RecordOrigin::parse)) {
+    facts.replay_of = ReplayOf{std::move(*origin), parse_header(headers, kReplayOfTimestampHeader, parse_timestamp_ms)};
+  }
   facts.key_change = parse_header(headers, envelope::kKeyChangeHeader, [](const std::string& text) {
                        if (text != "old" && text != "new") fail("'{}' is neither old nor new", text);
                        return text;
@@ -176,6 +188,23 @@ ReplayVerdict judge_replay(const std::vector<HistoryRecord>& between, const Chan
     if (!newest || compare(coordinates, *newest) > 0) newest = coordinates;
   }
   return superseded ? ReplayVerdict::kSuperseded : ReplayVerdict::kApply;
+}
+
+ReplayVerdict judge_replay_across(const std::vector<std::vector<HistoryRecord>>& partitions, const ChangeEvent& event,
+                                  const RecordOrigin& origin) {
+  ReplayVerdict verdict = ReplayVerdict::kApply;
+  for (const std::vector<HistoryRecord>& partition : partitions) {
+    switch (judge_replay(partition, event, origin)) {
+      case ReplayVerdict::kDuplicate:
+        return ReplayVerdict::kDuplicate;
+      case ReplayVerdict::kSuperseded:
+        verdict = ReplayVerdict::kSuperseded;
+        break;
+      case ReplayVerdict::kApply:
+        break;
+    }
+  }
+  return verdict;
 }
 
 }  // namespace binberg::sink

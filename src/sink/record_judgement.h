@@ -27,12 +27,19 @@ struct SchemaChangeRecord {
   std::set<Partition> partitions;  // of its topic, where its footprint says it is
 };
 
+// A replayed dead letter's origin (kReplayOfHeader), and when the origin was written
+// (kReplayOfTimestampHeader; replays made before binberg wrote it have none).
+struct ReplayOf {
+  RecordOrigin origin;
+  std::optional<std::int64_t> origin_timestamp_ms;
+};
+
 // What a record's headers say, read once: the one place they are parsed (record_bytes.h).
 struct RecordFacts {
   envelope::TopicPartition partition;
   TransactionMark txn;
   std::optional<SchemaChangeRecord> schema_change;  // kSchemaChangeHeader, with its transaction's headers
-  std::optional<RecordOrigin> replay_of;            // kReplayOfHeader: it replays a dead letter
+  std::optional<ReplayOf> replay_of;                // kReplayOfHeader: it replays a dead letter
   std::string key_change;  // kKeyChangeHeader: "old" or "new" for a primary-key update's halves
   // Why its headers do not parse (naming the header, topic, partition and offset): it goes to the
   // dead-letter topic, standing alone (none of the other facts is known then).
@@ -69,12 +76,15 @@ struct HistoryRecord {
 enum class ReplayVerdict { kApply, kSuperseded, kDuplicate };
 const char* to_string(ReplayVerdict verdict);
 
-// The records BETWEEN the dead letter's ORIGIN and its replay (of EVENT) decide: one replaying the
-// same origin makes this one a duplicate, and so does a clean copy of the same change applied
+// The records of one partition that came after the dead letter's ORIGIN (PARTITION), or those of
+// every partition where a newer change of its key can be (PARTITIONS: a key moves partition when
+// its key schema changes), decide on its replay (of EVENT): one replaying the same origin makes
+// this one a duplicate, and so does a clean copy of the same change applied in its partition
 // before anything as new; a change of the same key newer in the source makes it superseded (the
-// key's state must not move back). A key's changes all live in its partition, so nothing outside
-// that range can be newer.
-ReplayVerdict judge_replay(const std::vector<HistoryRecord>& between, const ChangeEvent& event,
+// key's state must not move back).
+ReplayVerdict judge_replay(const std::vector<HistoryRecord>& partition, const ChangeEvent& event,
                            const RecordOrigin& origin);
+ReplayVerdict judge_replay_across(const std::vector<std::vector<HistoryRecord>>& partitions, const ChangeEvent& event,
+                                  const RecordOrigin& origin);
 
 }  // namespace binberg::sink

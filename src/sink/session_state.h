@@ -51,7 +51,7 @@ enum class Route {
 struct ChangeAction {
   enum class Kind { kReplay, kRedelivered, kApply };
   Kind kind = Kind::kApply;
-  RecordOrigin origin;      // kReplay: the dead letter it replays
+  ReplayOf replay_of;       // kReplay: the dead letter it replays
   Coordinates coordinates;  // kApply
 };
 

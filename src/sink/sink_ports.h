@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -23,6 +24,9 @@
 namespace binberg::sink {
 
 struct KafkaSinkOptions;
+
+// read_between: up to the partition's end.
+inline constexpr Offset kToTheEnd{std::numeric_limits<std::int64_t>::max()};
 
 class SinkClock {
  public:
@@ -65,10 +69,13 @@ class SinkInput {
   // to divert whole (truncated_diversion).
   virtual Diverted divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) = 0;
   virtual void flush_diverted() = 0;
-  // The records of TOPIC [PARTITION] from FROM up to (not including) TO, decoded; throws when the
+  // What a replay is judged by (SinkSession::replay). The records of TOPIC [PARTITION] from FROM up
+  // to (not including) TO or the partition's end, whichever comes first, decoded; throws when the
   // registry is unwell (a replay is never judged on partial knowledge).
   virtual std::vector<HistoryRecord> read_between(const std::string& topic, Partition partition, Offset from,
                                                   Offset to) = 0;
+  // The first offset of TOPIC [PARTITION] written at TIMESTAMP_MS or later (the end when none is).
+  virtual Offset offset_at_time(const std::string& topic, Partition partition, std::int64_t timestamp_ms) = 0;
 };
 
 // Scale-out: the slots (one per topic, in sorted order) the group gives this sink.

@@ -14,6 +14,13 @@
 #include "sink/session_open.h"
 
 namespace binberg::sink {
+namespace {
+
+// A replay reads the partitions its origin is not in from this long before the origin's time:
+// records carry their producer's clock, and a source started again on another host may run behind.
+constexpr std::chrono::milliseconds kReplayClockSlack = std::chrono::minutes(10);
+
+}  // namespace
 
 SinkSession::SinkSession(SinkContext context)
     : sink_(context),
@@ -128,7 +135,7 @@ void SinkSession::handle_change(TableState& table, ReadRecord& read, const Recor
   const ChangeAction action = state_.judge_change(table, facts, event);
   switch (action.kind) {
     case ChangeAction::Kind::kReplay:
-      replay(table, read, std::move(event), action.origin);
+      replay(table, read, std::move(event), action.replay_of);
       break;
     case ChangeAction::Kind::kRedelivered:
       ++sink_.stats.redelivered_by_position;
@@ -173,16 +180,30 @@ void SinkSession::apply(TableState& table, ChangeEvent event, KeyChange key_chan
   sink_.metrics.applied.add();
 }
 
-// A replayed dead letter (kReplayOfHeader naming ORIGIN), outside every source transaction.
-void SinkSession::replay(TableState& table, const ReadRecord& read, ChangeEvent event, const RecordOrigin& origin) {
+// A replayed dead letter (kReplayOfHeader naming its origin), outside every source transaction.
+// It is judged by every record a newer change of its key can be in: those after its origin in the
+// origin's partition, and in every other partition those since the origin's time, as a key moves
+// partition when its key schema changes (its encoding, schema id included, picks the partition);
+// the replay's own partition up to the replay, the others to their end.
+void SinkSession::replay(TableState& table, const ReadRecord& read, ChangeEvent event, const ReplayOf& replay_of) {
   const kafka::ConsumedRecord& record = read.record;
+  const RecordOrigin& origin = replay_of.origin;
   map_schema(table, event.schema, record);
   if (const auto problem = key_problem(read, event)) return quarantine(record, *problem);
-  const bool same_partition = origin.topic == record.topic && origin.partition == record.partition;
-  const auto between =
-      input_->read_between(record.topic, Partition(record.partition),
-                           same_partition ? Offset(origin.offset).next() : Offset(), Offset(record.offset));
-  const ReplayVerdict verdict = judge_replay(between, event, origin);
+  std::vector<std::vector<HistoryRecord>> partitions;
+  for (std::int32_t number = 0; number < input_->partition_count(record.topic); ++number) {
+    const Partition partition(number);
+    Offset from;  // the partition's start when the origin's time is unknown
+    if (origin.topic == record.topic && origin.partition == number) {
+      from = Offset(origin.offset).next();
+    } else if (replay_of.origin_timestamp_ms) {
+      from =
+          input_->offset_at_time(record.topic, partition, *replay_of.origin_timestamp_ms - kReplayClockSlack.count());
+    }
+    const Offset to = number == record.partition ? Offset(record.offset) : kToTheEnd;
+    partitions.push_back(input_->read_between(record.topic, partition, from, to));
+  }
+  const ReplayVerdict verdict = judge_replay_across(partitions, event, origin);
   sink_.metrics.replays.counter({to_string(verdict)}).add();
   spdlog::info("sink: {} [{}] offset {} replays {} (event {}): {}", record.topic, record.partition, record.offset,
                origin.to_string(), event.event_id, to_string(verdict));

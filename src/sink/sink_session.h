@@ -70,7 +70,7 @@ class SinkSession {
                   const kafka::ConsumedRecord& record);
   void apply(TableState& table, ChangeEvent event, KeyChange key_change);
   void count(TableState& table, const RecordFacts& facts);
-  void replay(TableState& table, const ReadRecord& read, ChangeEvent event, const RecordOrigin& origin);
+  void replay(TableState& table, const ReadRecord& read, ChangeEvent event, const ReplayOf& replay_of);
   void meet_schema_change(TableState& table, ReadRecord& read, const RecordFacts& facts);
   // Every partition met TABLE's schema change: applies it, then handles the records held behind it.
   void apply_schema_change(TableState& table);

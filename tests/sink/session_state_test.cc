@@ -181,6 +181,21 @@ TEST(ReplayJudgementTest, ARepeatIsADuplicateANewerChangeOfItsKeySupersedesItEls
       << "its clean copy was applied";
 }
 
+// Issue 25, item 6: a key schema change moves a key to another partition, so the newer change of
+// the key a replay must not undo can be in any partition; one partition's verdict decides.
+TEST(ReplayJudgementTest, ANewerChangeOfItsKeyInAnyPartitionSupersedesIt) {
+  const RecordOrigin origin{"t", 0, 3};
+  const ChangeEvent replayed = change_of(7, 100, "e1");
+  const HistoryRecord other_key{{}, change_of(8, 300, "e2")}, same_key_later{{}, change_of(7, 300, "e3")};
+  const HistoryRecord replayed_before{{{std::string(kReplayOfHeader), origin.to_string()}}, change_of(7, 100, "e1")};
+  using Partitions = std::vector<std::vector<HistoryRecord>>;
+  EXPECT_EQ(judge_replay_across(Partitions{{other_key}, {}, {other_key}}, replayed, origin), ReplayVerdict::kApply);
+  EXPECT_EQ(judge_replay_across(Partitions{{other_key}, {}, {same_key_later}}, replayed, origin),
+            ReplayVerdict::kSuperseded);
+  EXPECT_EQ(judge_replay_across(Partitions{{same_key_later}, {replayed_before}}, replayed, origin),
+            ReplayVerdict::kDuplicate);
+}
+
 TEST(SessionStateDeathTest, APartitionsOffsetNeverMovesBack) {
   SessionState state("group", SessionMode::kSink);
   TableState& table = state.add_table("t");

@@ -157,6 +157,8 @@ class SimInput final : public SinkInput {
                                           Offset to) override {
     return world_.read_between({topic, partition.value}, from.value, to.value);
   }
+  // The simulated records have no time: a replay is judged by all of every other partition.
+  Offset offset_at_time(const std::string&, Partition, std::int64_t) override { return Offset(0); }
 
   std::map<envelope::TopicPartition, std::int64_t> cursors, skip_below;
   std::set<envelope::TopicPartition> ends_reported;
@@ -348,7 +350,7 @@ void World::acknowledge(SimInput& input) {
 std::vector<HistoryRecord> World::read_between(const envelope::TopicPartition& partition, std::int64_t from,
                                                std::int64_t to) const {
   std::vector<HistoryRecord> history;
-  for (std::int64_t offset = from; offset < to; ++offset) {
+  for (std::int64_t offset = from; offset < std::min(to, topics_.end(partition)); ++offset) {
     const LogRecord& log = topics_.at(partition, offset);
     history.push_back(HistoryRecord{header_map(log.record), log.damaged ? std::nullopt : log.event});
   }
