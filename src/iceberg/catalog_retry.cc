@@ -35,12 +35,6 @@ FailureKind classify_sqlite_failure(int result_code) {
   }
 }
 
-std::chrono::milliseconds Backoff::next() {
-  const std::chrono::milliseconds delay = next_;
-  next_ = std::min(next_ * 2, kMost);
-  return delay;
-}
-
 namespace {
 
 class SystemRetryClock final : public RetryClock {
@@ -65,7 +59,7 @@ CatalogRetry::CatalogRetry(SqlConnection& db, std::chrono::milliseconds budget, 
 
 void CatalogRetry::run(std::string_view what, const std::function<void(CatalogAttempt&)>& call) {
   const auto deadline = clock_.now() + budget_;
-  Backoff backoff;
+  Backoff backoff(kCatalogFirstRetry);
   CatalogAttempt attempt;
   for (;; ++attempt.number) {
     try {
@@ -126,7 +120,7 @@ void CatalogRetry::lost(const ConnectionError& error, bool connection_gone) {
   outage_since_ = clock_.now();
   // The message names host, port and database (SqlConnection::description), never a password.
   spdlog::warn("{}: {} with backoff ({} ms to {} ms) until it answers", error.what(),
-               connection_gone ? "reconnecting" : "retrying", Backoff::kFirst.count(), Backoff::kMost.count());
+               connection_gone ? "reconnecting" : "retrying", kCatalogFirstRetry.count(), Backoff::kMost.count());
   BINBERG_ASSERT(outage_attempts_ == 1, "catalog {}: an outage begins at its first failed attempt, not at {}",
                  db_.description(), outage_attempts_);
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/backoff.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
 
@@ -54,15 +55,8 @@ class DatabaseBusy : public ConnectionError {
   using ConnectionError::ConnectionError;
 };
 
-// 100 ms, 200 ms, 400 ms, ... up to 5 s, then 5 s.
-class Backoff {
- public:
-  static constexpr std::chrono::milliseconds kFirst{100}, kMost{5'000};
-  std::chrono::milliseconds next();
-
- private:
-  std::chrono::milliseconds next_ = kFirst;
-};
+// A catalog call is retried after 100 ms, 200 ms, 400 ms, ... up to 5 s (core/backoff.h).
+inline constexpr std::chrono::milliseconds kCatalogFirstRetry{100};
 
 // The clock a retry waits on (a test's advances only when slept on).
 class RetryClock {

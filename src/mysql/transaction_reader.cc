@@ -85,7 +85,7 @@ std::optional<SourceTransaction> TransactionReader::next() {
 
 std::optional<EncodedTransaction> TransactionReader::next_encoded() {
   auto deadline = std::chrono::steady_clock::now() + reconnect_.give_up_after;
-  auto delay = reconnect_.first_delay;
+  Backoff backoff(reconnect_.first_delay, reconnect_.max_delay);
   for (;;) {
     try {
       if (!stream_) connect();
@@ -93,6 +93,7 @@ std::optional<EncodedTransaction> TransactionReader::next_encoded() {
     } catch (const ConnectionError& e) {
       // Only lost connections are retried: a decoding or position error would fail the same way.
       if (!options_.blocking || std::chrono::steady_clock::now() >= deadline) throw;
+      const std::chrono::milliseconds delay = backoff.next();
       spdlog::warn("binlog source: {}; reconnecting in {} ms from {}", e.what(), delay.count(), position_.to_string());
       stream_.reset();
       // Resume exactly after the last whole transaction; a half-read one is read again.
@@ -103,7 +104,6 @@ std::optional<EncodedTransaction> TransactionReader::next_encoded() {
         if (cancelled_ && cancelled_()) return std::nullopt;
         std::this_thread::sleep_for(std::min(std::chrono::milliseconds(50), delay - slept));
       }
-      delay = std::min(delay * 2, reconnect_.max_delay);
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "core/backoff.h"
 #include "core/source_transaction.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/charset.h"
@@ -22,7 +23,7 @@ namespace binberg::mysql {
 
 struct ReconnectPolicy {
   std::chrono::milliseconds first_delay{100};
-  std::chrono::milliseconds max_delay{5000};
+  std::chrono::milliseconds max_delay = Backoff::kMost;
   std::chrono::seconds give_up_after{300};
 };
 

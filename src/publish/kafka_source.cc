@@ -625,7 +625,8 @@ void KafkaSource::run(const std::function<bool()>& stop) {
   auto& restarts =
       registry_.counter("binberg_source_restarts_total", "Sessions that failed and started over").counter();
   std::uint32_t failures = 0;
-  auto backoff = options_.first_retry_backoff;
+  Backoff backoff(options_.first_retry_backoff, options_.max_retry_backoff);
+  std::chrono::milliseconds wait{0};
   for (;;) {
     const std::uint64_t commits_before = stats_.commits;
     stats_.stopped_tables.clear();
@@ -641,19 +642,19 @@ void KafkaSource::run(const std::function<bool()>& stop) {
     } catch (const Error& error) {
       if (stats_.commits > commits_before) {  // the session got somewhere: start the count again
         failures = 0;
-        backoff = options_.first_retry_backoff;
+        backoff.reset();
       }
       ++failures;
       ++stats_.restarts;
       restarts.add();
       if (options_.max_consecutive_failures != 0 && failures >= options_.max_consecutive_failures) throw;
-      spdlog::warn("source: {}; starting over from the saved positions in {} ms", error.what(), backoff.count());
+      wait = backoff.next();
+      spdlog::warn("source: {}; starting over from the saved positions in {} ms", error.what(), wait.count());
     }
-    for (auto waited = std::chrono::milliseconds(0); waited < backoff; waited += std::chrono::milliseconds(100)) {
+    for (auto waited = std::chrono::milliseconds(0); waited < wait; waited += std::chrono::milliseconds(100)) {
       if (stop()) return;  // nothing to save: the failed session's records were not committed
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    backoff = std::min(backoff * 2, options_.max_retry_backoff);
   }
 }
 

@@ -38,6 +38,7 @@
 #include "capture/captured_table.h"
 #include "capture/source_position.h"
 #include "capture/source_reader.h"
+#include "core/backoff.h"
 #include "kafka/client_config.h"
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
@@ -68,7 +69,7 @@ struct KafkaSourceOptions {
   capture::SourceReaderOptions reader;
   metrics::Registry* metrics = nullptr;
   std::chrono::milliseconds first_retry_backoff{500};
-  std::chrono::milliseconds max_retry_backoff{30'000};
+  std::chrono::milliseconds max_retry_backoff = Backoff::kMost;
   std::uint32_t max_consecutive_failures = 0;  // sessions failing in a row before giving up; 0: never
 };
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/assert.h"
+#include "core/backoff.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
@@ -398,7 +399,7 @@ void Replicator::commit(const capture::SourcePosition& position, CommitScope sco
 
 void Replicator::run(const std::function<bool()>& stop) {
   std::uint32_t conflicts_in_a_row = 0;
-  auto backoff = std::chrono::milliseconds(500);
+  Backoff backoff(std::chrono::milliseconds(500));
   for (;;) {
     const std::uint64_t commits_before = stats_.commits;
     try {
@@ -417,14 +418,14 @@ void Replicator::run(const std::function<bool()>& stop) {
       // The catalog stayed away for its whole retry budget. A commit it left unanswered may have
       // landed: the tables say so, as after a restart (invariant 3), so the session starts over
       // from what they record, never from what this process thinks it committed.
-      if (stats_.commits > commits_before) backoff = std::chrono::milliseconds(500);
+      if (stats_.commits > commits_before) backoff.reset();
       ++stats_.catalog_outages;
-      spdlog::warn("{}; reopening the tables from the catalog in {} ms", unavailable.what(), backoff.count());
-      for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop(); waited += kStopCheck) {
+      const std::chrono::milliseconds wait = backoff.next();
+      spdlog::warn("{}; reopening the tables from the catalog in {} ms", unavailable.what(), wait.count());
+      for (auto waited = std::chrono::milliseconds(0); waited < wait && !stop(); waited += kStopCheck) {
         std::this_thread::sleep_for(kStopCheck);
       }
       if (stop()) return;  // nothing whole is pending that the tables do not already say
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));
     }
     tables_.clear();
     in_flight_.reset();

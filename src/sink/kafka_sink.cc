@@ -6,12 +6,16 @@
 
 #include <algorithm>
 
+#include "core/backoff.h"
 #include "core/error.h"
 #include "sink/kafka_ports.h"
 #include "sink/sink_session.h"
 
 namespace binberg::sink {
 namespace {
+
+// After a failed session, the sink waits 0.5 s, then twice as long each time, up to 5 s.
+constexpr std::chrono::milliseconds kFirstRetry{500};
 
 KafkaSinkOptions checked(KafkaSinkOptions options) {
   if (options.topics.empty()) throw ConfigError("sink: no topics to read ([sink] topics)");
@@ -74,7 +78,7 @@ bool KafkaSink::leave_group(std::unique_ptr<SlotSource>& slots, const std::funct
   ownership_.assign({});
   metrics_.owned_tables().set(0);
   ++stats_.left_group;
-  auto wait = std::chrono::milliseconds(500);
+  Backoff backoff(kFirstRetry);
   for (;;) {
     try {
       catalog_.list_namespaces();  // retried inside for [iceberg] catalog_retry_timeout_ms
@@ -84,8 +88,7 @@ bool KafkaSink::leave_group(std::unique_ptr<SlotSource>& slots, const std::funct
     } catch (const Error& error) {
       spdlog::debug("sink: the catalog does not answer yet: {}", error.what());
     }
-    if (!back_off(wait, stop, nullptr)) return false;
-    wait = std::min(wait * 2, std::chrono::milliseconds(30'000));
+    if (!back_off(backoff.next(), stop, nullptr)) return false;
   }
   spdlog::info("sink: the catalog answers again: {} joins group {} again", ownership_.writer(), options_.group_id);
   return !stop();
@@ -93,7 +96,7 @@ bool KafkaSink::leave_group(std::unique_ptr<SlotSource>& slots, const std::funct
 
 void KafkaSink::run(const std::function<bool()>& stop) {
   std::uint32_t failures = 0;
-  auto backoff = std::chrono::milliseconds(500);
+  Backoff backoff(kFirstRetry);
   // Since when sessions have failed without a commit between (the sink has work it cannot do).
   std::optional<std::chrono::steady_clock::time_point> failing_since;
   std::unique_ptr<SlotSource> slots;
@@ -124,7 +127,7 @@ void KafkaSink::run(const std::function<bool()>& stop) {
     } catch (const Error& error) {  // an operating error: a connection, Kafka, the registry, the catalog
       if (stats_.commits > commits_before) {
         failures = 0;
-        backoff = std::chrono::milliseconds(500);
+        backoff.reset();
         failing_since.reset();
       }
       if (!failing_since) failing_since = environment_.clock().now();
@@ -135,12 +138,12 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       if (slots && environment_.clock().now() - *failing_since >= options_.stall_timeout) {
         if (!leave_group(slots, stop, error)) return;
         failing_since.reset();
-        backoff = std::chrono::milliseconds(500);
+        backoff.reset();
         continue;
       }
-      spdlog::warn("sink: {}; starting over from the committed offsets in {} ms", error.what(), backoff.count());
-      if (!back_off(backoff, stop, slots.get())) return;
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));
+      const std::chrono::milliseconds wait = backoff.next();
+      spdlog::warn("sink: {}; starting over from the committed offsets in {} ms", error.what(), wait.count());
+      if (!back_off(wait, stop, slots.get())) return;
     }
     ++stats_.rollbacks;
     metrics_.rollbacks.add();

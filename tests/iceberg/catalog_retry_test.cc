@@ -62,7 +62,7 @@ TEST(CatalogFailureTest, SqliteBusyAndLockedRetryEverythingElseIsTheCallers) {
 }
 
 TEST(CatalogBackoffTest, DoublesFromOneHundredMillisecondsUpToFiveSeconds) {
-  Backoff backoff;
+  Backoff backoff(kCatalogFirstRetry);
   std::vector<long long> delays;
   for (int i = 0; i < 9; ++i) delays.push_back(backoff.next().count());
   EXPECT_EQ(delays, (std::vector<long long>{100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000}));
