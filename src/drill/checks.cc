@@ -63,6 +63,17 @@ Check clean_stop_check(const std::string& name, const std::vector<ProcessExit>& 
   return Check::compare(name, worst, Comparison::kEqual, 0, statuses);
 }
 
+Check diversion_check(const std::string& name, std::size_t injected, const DivertedRecords& diverted,
+                      const std::string& where) {
+  if (injected == 0) return Check::skipped(name, 0, Comparison::kEqual, "no intruder was written");
+  // Each intruder once at least (a sink that restarts may divert a record again), nothing else.
+  const std::size_t missing = injected - std::min(injected, diverted.intruders.size());
+  const std::size_t wrong = missing + diverted.others;
+  return Check::compare(name, wrong, Comparison::kEqual, 0,
+                        fmt::format("{} of {} intruders in {}, {} missing; {} records of the source diverted there",
+                                    diverted.intruders.size(), injected, where, missing, diverted.others));
+}
+
 ParityFindings judge_parity(const nlohmann::json& reconcile) {
   struct Digests {
     std::string source, a, b;

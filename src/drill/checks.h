@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,18 @@ struct ParityFindings {
 // From the reconcile entries both paths recorded (RECONCILE: {path, table, source, iceberg, ...}):
 // every table's digest is one across path A, path B and the source; none to compare is a skip.
 ParityFindings judge_parity(const nlohmann::json& reconcile);
+
+// What a dead-letter or quarantine topic holds after a drill's intruders (drill/intruder.h): the
+// marks of the intruders found there, and how many records of the source itself.
+struct DivertedRecords {
+  std::set<std::string> intruders;
+  std::size_t others = 0;
+};
+
+// NAME: each of the INJECTED intruders was diverted (WHERE: the topic's suffix), and no record of
+// the source was; nothing injected is a skip.
+evidence::Check diversion_check(const std::string& name, std::size_t injected, const DivertedRecords& diverted,
+                                const std::string& where);
 
 // How a pipeline's process ended when the drill stopped or killed it.
 struct ProcessExit {

@@ -13,6 +13,7 @@
 #include "drill/checks.h"
 #include "drill/drill.h"
 #include "drill/drill_run.h"
+#include "drill/intruder.h"
 #include "drill/metric_sampler.h"
 #include "drill/paths.h"
 #include "drill/pipeline.h"
@@ -299,6 +300,49 @@ std::size_t rounds(const DrillRun& run, std::size_t quick, std::size_t full) {
   return run.options().size == DrillSize::kQuick ? quick : full;
 }
 
+constexpr std::size_t kIntrudersPerRound = 5;
+
+// Path B under load, an outside producer writes intruders of KIND into the ledger's topic
+// (drill/intruder.h), kIntrudersPerRound at a time; the sink must divert each to `<topic>.dlq`
+// (poison) or `<topic>.quarantine` (mis-keyed) and apply none. Detected by the sink's log line for
+// the first diverted one; recovered once the tables hold what the source held at the intrusion.
+void under_intruders(DrillRun& run, IntruderKind kind) {
+  const std::string suffix = kind == IntruderKind::kPoison ? ".dlq" : ".quarantine";
+  std::optional<Intruder> intruder;
+  std::string topic;
+  const Fault intrude = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t) {
+    if (!intruder) {
+      topic = fmt::format("{}.{}.{}", run.prefix(), run.stack().mariadb().database, workload.ledger());
+      intruder.emplace(run, topic);
+    }
+    FaultTimes times;
+    const std::uintmax_t from = log_size(run.log("sink"));
+    const mysql::BinlogPosition position = run.source_position();
+    times.inject_ms = unix_ms();
+    intruder->write(kind, kIntrudersPerRound);
+    run.mark(Phase::kInject,
+             fmt::format("{} {} records written into {}", kIntrudersPerRound,
+                         kind == IntruderKind::kPoison ? "poison" : "mis-keyed", topic),
+             "source at " + position.to_string(), times.inject_ms);
+    std::optional<LogLine> diverted;
+    run.wait_for("the sink to divert the intruders", kStepTimeout, [&] {
+      diverted = find_log_line(run.log("sink"), "-> " + topic + suffix, from);
+      return diverted.has_value();
+    });
+    times.detected = true;
+    times.detect_ms = diverted->at_ms;
+    run.mark(Phase::kDetect, "sink log: a record -> " + topic + suffix, "", times.detect_ms);
+    times.recover_ms = paths.wait_until_tables_contain(position, kStepTimeout);
+    run.mark(Phase::kRecover, "snapshot summary: binberg.sink.offsets", "tables hold " + position.to_string(),
+             times.recover_ms);
+    return times;
+  };
+  under_faults(run, PathChoice::kB, rounds(run, 2, 4), FaultGate::kCommittedProgress, intrude);
+  run.check(diversion_check(kind == IntruderKind::kPoison ? "intruders_dead_lettered" : "intruders_quarantined",
+                            intruder ? intruder->written() : 0,
+                            intruder ? intruder->diverted(suffix) : DivertedRecords{}, topic + suffix));
+}
+
 }  // namespace
 
 const std::vector<Drill>& all_drills() {
@@ -348,6 +392,10 @@ const std::vector<Drill>& all_drills() {
          under_faults(run, PathChoice::kB, rounds(run, 3, 6), FaultGate::kCommittedProgress,
                       kill_and_restart("source"));
        }},
+      {"poison-dlq", "an outside producer writes undecodable records into a topic under load; each dead-lettered", "B",
+       [](DrillRun& run) { under_intruders(run, IntruderKind::kPoison); }},
+      {"mis-keying", "an outside producer writes valid changes under other rows' keys under load; each quarantined",
+       "B", [](DrillRun& run) { under_intruders(run, IntruderKind::kMisKeyed); }},
   };
   return drills;
 }

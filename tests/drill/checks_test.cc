@@ -9,6 +9,7 @@
 namespace binberg::drill {
 namespace {
 
+using evidence::Check;
 using evidence::CheckVerdict;
 
 FaultTimes fault(std::int64_t inject_ms, std::int64_t recover_ms) {
@@ -117,6 +118,19 @@ TEST(DrillChecksTest, ParityHoldsOnlyWhenATableHasOneDigestAcrossBothPathsAndThe
   EXPECT_EQ(judge_parity(nlohmann::json::array({reconciled("A", "db.t", "d1", "d1")})).check.verdict,
             CheckVerdict::kFail);
   EXPECT_EQ(judge_parity(nlohmann::json::array()).check.verdict, CheckVerdict::kSkipped);
+}
+
+TEST(DrillChecksTest, DiversionHoldsOnlyWhenEveryIntruderAndNothingElseWasDiverted) {
+  const DivertedRecords all{{"0", "1", "2"}, 0};
+  EXPECT_EQ(diversion_check("intruders_quarantined", 3, all, "t.quarantine").verdict, CheckVerdict::kPass);
+  // One intruder got through (applied, or dropped unseen).
+  const Check missing = diversion_check("intruders_quarantined", 3, DivertedRecords{{"0", "2"}, 0}, "t.quarantine");
+  EXPECT_EQ(missing.verdict, CheckVerdict::kFail);
+  EXPECT_NE(missing.detail.find("2 of 3 intruders in t.quarantine, 1 missing"), std::string::npos) << missing.detail;
+  // A record of the source itself was diverted: the gate stopped good data.
+  EXPECT_EQ(diversion_check("intruders_quarantined", 3, DivertedRecords{all.intruders, 1}, "t.quarantine").verdict,
+            CheckVerdict::kFail);
+  EXPECT_EQ(diversion_check("intruders_dead_lettered", 0, DivertedRecords{}, "t.dlq").verdict, CheckVerdict::kSkipped);
 }
 
 }  // namespace
