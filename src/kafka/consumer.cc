@@ -104,6 +104,14 @@ void Consumer::commit(const std::vector<PartitionStart>& offsets) {
   if (!refused.empty()) fail("kafka {}: offset commit refused for {}", state_->bootstrap, refused);
 }
 
+void Consumer::commit_in_background(const std::vector<PartitionStart>& offsets) {
+  std::vector<RdKafka::TopicPartition*> list = partition_list(offsets);
+  const auto code = state_->consumer->commitAsync(list);
+  RdKafka::TopicPartition::destroy(list);
+  if (code != RdKafka::ERR_NO_ERROR)
+    fail("kafka {}: offset commit not sent: {}", state_->bootstrap, RdKafka::err2str(code));
+}
+
 std::vector<PartitionStart> Consumer::committed(const std::vector<PartitionStart>& partitions,
                                                 std::chrono::milliseconds timeout) {
   std::vector<RdKafka::TopicPartition*> list = partition_list(partitions);

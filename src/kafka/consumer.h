@@ -73,6 +73,10 @@ class Consumer {
   // Commits OFFSETS (the next offset to read, per partition) as the group's committed offsets,
   // synchronously; throws Error naming the first partition the broker refused.
   void commit(const std::vector<PartitionStart>& offsets);
+  // Sends OFFSETS to be committed without waiting for the broker: for offsets that are only
+  // reported (the sink's tables hold its own). A commit that fails is not retried; the next one
+  // reports newer offsets. Closing the consumer waits for what is still outstanding.
+  void commit_in_background(const std::vector<PartitionStart>& offsets);
   // The group's committed offsets of PARTITIONS (offset -1001 where it has none).
   std::vector<PartitionStart> committed(const std::vector<PartitionStart>& partitions,
                                         std::chrono::milliseconds timeout);

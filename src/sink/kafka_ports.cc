@@ -59,7 +59,11 @@ class KafkaInput final : public SinkInput {
     const auto high = consumer_.high_watermark(topic, partition.value);
     return high ? std::optional(Offset(*high)) : std::nullopt;
   }
-  void report_offsets(const std::vector<kafka::PartitionStart>& offsets) override { consumer_.commit(offsets); }
+  // Never waits for the broker: with the broker gone, a synchronous commit held the sink for
+  // librdkafka's request timeout (60 s) after it came back (the broker-restart drill).
+  void report_offsets(const std::vector<kafka::PartitionStart>& offsets) override {
+    consumer_.commit_in_background(offsets);
+  }
 
   void prepare_diversions(const std::string& topic) override { diversion_topics_.prepare(topic); }
 

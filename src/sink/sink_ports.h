@@ -59,7 +59,7 @@ class SinkInput {
   // The partition's end as the last fetch saw it; nullopt when not known yet.
   virtual std::optional<Offset> end_offset(const std::string& topic, Partition partition) = 0;
   // Monitoring only (a start reads the tables' offsets): the consumer group's committed offsets.
-  virtual void report_offsets(const std::vector<kafka::PartitionStart>& offsets) = 0;
+  virtual void report_offsets(const std::vector<kafka::PartitionStart>& offsets) = 0;  // without waiting
 
   // Makes TOPIC's dead-letter and quarantine topics ready (dead_letter_topics.h), when the
   // session opens its table; throws ConfigError when one of them must not be used.
