@@ -14,15 +14,6 @@
 namespace binberg::testing {
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 std::optional<std::uint64_t> env_number(const char* name) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return std::nullopt;
@@ -74,36 +65,6 @@ std::string literal_text(const iceberg::Literal& value) {
 }
 
 }  // namespace
-
-SimRandom::SimRandom(std::uint64_t seed) {
-  for (auto& word : state_) word = splitmix64(seed);
-}
-
-std::uint64_t SimRandom::next() {
-  const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-  const std::uint64_t t = state_[1] << 17;
-  state_[2] ^= state_[0];
-  state_[3] ^= state_[1];
-  state_[1] ^= state_[2];
-  state_[0] ^= state_[3];
-  state_[2] ^= t;
-  state_[3] = rotl(state_[3], 45);
-  return result;
-}
-
-std::uint64_t SimRandom::below(std::uint64_t bound) {
-  BINBERG_ASSERT(bound > 0, "a random number below 0");
-  const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % bound);  // no modulo bias
-  for (;;) {
-    const std::uint64_t value = next();
-    if (value < limit) return value % bound;
-  }
-}
-
-std::int64_t SimRandom::between(std::int64_t low, std::int64_t high) {
-  BINBERG_ASSERT(low <= high, "an empty range [{}, {}]", low, high);
-  return low + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(high - low) + 1));
-}
 
 std::string replay_command(std::uint64_t seed) {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();

@@ -28,28 +28,24 @@
 
 #include "iceberg/arrow_rows.h"
 #include "iceberg/catalog.h"
+#include "lab/prng.h"
 #include "support/temp_dir.h"
 
 namespace binberg::testing {
 
-// A seeded generator (splitmix64 seeding xoshiro256**) that gives the same numbers on every
-// platform and standard library; <random>'s distributions are not specified exactly.
-class SimRandom {
+// The simulation's seeded numbers: the workload generator's generator (xoshiro256** seeded by
+// SplitMix64), the same on every platform and standard library — <random>'s distributions are not
+// specified exactly.
+class SimRandom : public lab::Prng {
  public:
-  explicit SimRandom(std::uint64_t seed);
+  using lab::Prng::Prng;
 
-  std::uint64_t next();
-  std::uint64_t below(std::uint64_t bound);                   // [0, bound); bound > 0
-  std::int64_t between(std::int64_t low, std::int64_t high);  // [low, high]
   bool one_in(std::uint64_t n) { return below(n) == 0; }
   bool percent(std::uint64_t chance) { return below(100) < chance; }
   template <typename T>
   const T& pick(const std::vector<T>& items) {
     return items.at(below(items.size()));
   }
-
- private:
-  std::uint64_t state_[4];
 };
 
 // Simulated time: the steady clock and the wall clock move only when the simulation moves them.
