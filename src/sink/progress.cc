@@ -123,9 +123,10 @@ std::optional<OffsetGap> gap_at_start(Offset needed, PartitionBounds bounds) {
   return std::nullopt;
 }
 
-std::optional<OffsetGap> gap_in_delivery(Offset expected, Offset delivered, Offset first) {
-  if (delivered <= expected || first <= expected) return std::nullopt;
-  return OffsetGap{OffsetGap::Kind::kDeleted, expected, std::min(first, delivered)};
+std::optional<OffsetGap> gap_in_delivery(Offset expected, Offset needed, Offset delivered, Offset first) {
+  const Offset from = std::max(expected, needed);
+  if (delivered <= from || first <= from) return std::nullopt;
+  return OffsetGap{OffsetGap::Kind::kDeleted, from, std::min(first, delivered)};
 }
 
 }  // namespace binberg::sink

@@ -110,10 +110,12 @@ struct OffsetGap {
 // or the partition ends below NEEDED (only a recreated topic ends below offsets once applied).
 std::optional<OffsetGap> gap_at_start(Offset needed, PartitionBounds bounds);
 // A record delivered at DELIVERED where the partition's next record was EXPECTED, the partition
-// holding from FIRST on. A read_committed consumer legitimately skips transaction markers and
-// aborted records, so a skip alone is no gap; it is one when FIRST is past EXPECTED: the records
-// in between were deleted before they were read (the consumer jumped to what was left).
-std::optional<OffsetGap> gap_in_delivery(Offset expected, Offset delivered, Offset first);
+// holding from FIRST on, its table needing it from NEEDED on. A read_committed consumer
+// legitimately skips transaction markers and aborted records, so a skip alone is no gap; it is one
+// when FIRST is past what the table needs: the records in between were deleted before they were
+// applied. Records below NEEDED are in the table already: a re-read (a rewind, `--from earliest`)
+// that finds them deleted misses nothing.
+std::optional<OffsetGap> gap_in_delivery(Offset expected, Offset needed, Offset delivered, Offset first);
 
 }  // namespace binberg::sink
 

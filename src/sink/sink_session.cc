@@ -106,8 +106,10 @@ void SinkSession::check_delivery(const kafka::ConsumedRecord& record) {
   // Usually a transaction marker: what the last fetch said is enough unless it says records are gone.
   std::optional<Offset> first = input_->known_first_offset(record.topic, partition);
   if (!first || *first > *expected) first = input_->bounds(record.topic, partition).first;
-  if (const auto gap = gap_in_delivery(*expected, Offset(record.offset), *first)) {
-    stop_at_gap(state_.table(record.topic), partition, *gap);
+  TableState& table = state_.table(record.topic);
+  if (const auto gap =
+          gap_in_delivery(*expected, table.progress_of(partition).next_offset, Offset(record.offset), *first)) {
+    stop_at_gap(table, partition, *gap);
   }
 }
 
@@ -120,7 +122,10 @@ void SinkSession::check_end(const kafka::PartitionEnd& end) {
   const std::optional<Offset> known = input_->known_first_offset(end.topic, partition);
   if (!known || *known <= expected) return;  // the usual case: no broker call
   const Offset first = input_->bounds(end.topic, partition).first;
-  if (const auto gap = gap_in_delivery(expected, first, first)) stop_at_gap(state_.table(end.topic), partition, *gap);
+  TableState& table = state_.table(end.topic);
+  if (const auto gap = gap_in_delivery(expected, table.progress_of(partition).next_offset, first, first)) {
+    stop_at_gap(table, partition, *gap);
+  }
 }
 
 void SinkSession::handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts) {

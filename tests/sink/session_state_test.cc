@@ -61,13 +61,25 @@ TEST(OffsetGapTest, AStartPastTheFirstOffsetOrBeyondTheEndIsAGapNamingTheMissing
 }
 
 TEST(OffsetGapTest, ASkipOverTransactionMarkersIsNoGapOneOverDeletedRecordsIs) {
-  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(10), Offset(0)));
-  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(12), Offset(0))) << "a marker and an aborted record";
-  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(12), Offset(10)));
-  const auto gap = gap_in_delivery(Offset(10), Offset(40), Offset(30));
+  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(10), Offset(10), Offset(0)));
+  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(10), Offset(12), Offset(0))) << "a marker and an aborted record";
+  EXPECT_FALSE(gap_in_delivery(Offset(10), Offset(10), Offset(12), Offset(10)));
+  const auto gap = gap_in_delivery(Offset(10), Offset(10), Offset(40), Offset(30));
   ASSERT_TRUE(gap);
   EXPECT_EQ(gap->from, Offset(10));
   EXPECT_EQ(gap->to, Offset(30));
+}
+
+// Seed 29 of the sink simulation with lab::Prng: a re-read from offset 1 of a partition whose
+// table holds it up to offset 6 met the partition starting at 6 (retention); that was called a
+// gap, the table stopped and a transaction reached its two tables in two commits.
+TEST(OffsetGapTest, DeletedRecordsBelowWhatTheTableHoldsAreNoGapThoseAboveAre) {
+  EXPECT_FALSE(gap_in_delivery(Offset(1), Offset(6), Offset(6), Offset(6)));
+  EXPECT_FALSE(gap_in_delivery(Offset(1), Offset(6), Offset(4), Offset(4))) << "still re-reading";
+  const auto gap = gap_in_delivery(Offset(1), Offset(6), Offset(9), Offset(8));
+  ASSERT_TRUE(gap) << "offsets 6 and 7 were deleted before the table applied them";
+  EXPECT_EQ(gap->from, Offset(6));
+  EXPECT_EQ(gap->to, Offset(8));
 }
 
 TEST(SessionStateTest, TheReaderSkippingAheadOfAPartitionsNextOffsetIsReported) {
