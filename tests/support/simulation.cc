@@ -73,6 +73,33 @@ std::string replay_command(std::uint64_t seed) {
   return fmt::format("BINBERG_SIMULATION_SEED={} {} --gtest_filter='{}'", seed, executable(), filter);
 }
 
+namespace {
+
+// Runs RUN for SEED; false (reported, with the replay command) when it fails.
+bool run_seed(std::uint64_t seed, const std::function<void(std::uint64_t seed)>& run) {
+  set_assertion_note("replay with: " + replay_command(seed));
+  note_crash("replay with: " + replay_command(seed));
+  std::string failure;
+  try {
+    run(seed);
+  } catch (const std::exception& error) {
+    failure = error.what();
+  }
+  set_assertion_note("");
+  note_crash("");
+  if (!failure.empty()) {
+    ADD_FAILURE() << "seed " << seed << ": " << failure << "\nreplay with: " << replay_command(seed);
+    return false;
+  }
+  if (::testing::Test::HasFailure()) {
+    ADD_FAILURE() << "seed " << seed << " failed (above)\nreplay with: " << replay_command(seed);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64_t seed)>& run) {
   std::uint64_t first = env_number("BINBERG_SIMULATION_FIRST_SEED").value_or(1);
   std::uint64_t count = env_number("BINBERG_SIMULATION_SEEDS").value_or(default_count);
@@ -81,27 +108,17 @@ void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64
     count = 1;
   }
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
-    set_assertion_note("replay with: " + replay_command(seed));
-    note_crash("replay with: " + replay_command(seed));
-    std::string failure;
-    try {
-      run(seed);
-    } catch (const std::exception& error) {
-      failure = error.what();
-    }
-    set_assertion_note("");
-    note_crash("");
-    if (!failure.empty()) {
-      ADD_FAILURE() << "seed " << seed << ": " << failure << "\nreplay with: " << replay_command(seed);
-      return;
-    }
-    if (::testing::Test::HasFailure()) {
-      ADD_FAILURE() << "seed " << seed << " failed (above)\nreplay with: " << replay_command(seed);
-      return;
-    }
+    if (!run_seed(seed, run)) return;
   }
   std::printf("simulation: seeds %llu..%llu held every invariant\n", static_cast<unsigned long long>(first),
               static_cast<unsigned long long>(first + count - 1));
+}
+
+void run_listed_seeds(const std::vector<std::uint64_t>& seeds, const std::function<void(std::uint64_t seed)>& run) {
+  const auto one = env_number("BINBERG_SIMULATION_SEED");  // the replay of one of them
+  for (const std::uint64_t seed : one ? std::vector<std::uint64_t>{*one} : seeds) {
+    if (!run_seed(seed, run)) return;
+  }
 }
 
 namespace {

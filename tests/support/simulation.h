@@ -72,6 +72,9 @@ std::string replay_command(std::uint64_t seed);
 // seed and the command that replays it. While a seed runs, a broken assertion (core/assert.h)
 // prints the same command before the process aborts.
 void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64_t seed)>& run);
+// The same for SEEDS (BINBERG_SIMULATION_SEED alone replays one): seeds that once found a defect,
+// kept in every run although they lie past a test's default count.
+void run_listed_seeds(const std::vector<std::uint64_t>& seeds, const std::function<void(std::uint64_t seed)>& run);
 
 // A failed invariant of a simulation: thrown by check(), it ends the seed (run_seeds reports it).
 class InvariantBroken : public std::runtime_error {
