@@ -121,8 +121,26 @@ void SinkSession::check_end(const kafka::PartitionEnd& end) {
   const Offset expected = state_.expected({end.topic, end.partition});
   const std::optional<Offset> known = input_->known_first_offset(end.topic, partition);
   if (!known || *known <= expected) return;  // the usual case: no broker call
-  const Offset first = input_->bounds(end.topic, partition).first;
-  TableState& table = state_.table(end.topic);
+  stop_at_deleted(state_.table(end.topic), partition, expected, input_->bounds(end.topic, partition).first);
+}
+
+void SinkSession::check_partition_starts() {
+  for (auto& [topic, table] : state_.tables()) {
+    for (std::int32_t number = 0; number < table.partitions; ++number) {
+      const Partition partition(number);
+      std::optional<Offset> first;
+      try {
+        first = input_->bounds(topic, partition).first;
+      } catch (const Error& error) {  // the broker does not answer: the wait goes on, as before
+        spdlog::debug("sink: {} [{}]: where it starts is not known: {}", topic, number, error.what());
+        continue;
+      }
+      stop_at_deleted(table, partition, state_.expected({topic, number}), *first);
+    }
+  }
+}
+
+void SinkSession::stop_at_deleted(TableState& table, Partition partition, Offset expected, Offset first) {
   if (const auto gap = gap_in_delivery(expected, table.progress_of(partition).next_offset, first, first)) {
     stop_at_gap(table, partition, *gap);
   }
@@ -426,6 +444,7 @@ void SinkSession::run(const std::function<bool()>& stop) {
         return;
       }
     } else if (drain.draining() && clock_.now() - draining_since >= std::chrono::seconds(30)) {
+      check_partition_starts();
       spdlog::warn("sink: waiting {} s for {} transactions to arrive whole (first: {})",
                    std::chrono::duration_cast<std::chrono::seconds>(clock_.now() - draining_since).count(),
                    state_.transactions().size(), state_.transactions().first());

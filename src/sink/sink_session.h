@@ -61,6 +61,12 @@ class SinkSession {
   void check_delivery(const kafka::ConsumedRecord& record);
   // The same for a partition's end reached past records deleted before they were read.
   void check_end(const kafka::PartitionEnd& end);
+  // The same for every partition, asking the broker where each starts: while transactions wait to
+  // arrive whole, their missing records may have been deleted with no record or end to show it.
+  void check_partition_starts();
+  // Stops TABLE when PARTITION, where the reader expected EXPECTED next, starts at FIRST past what
+  // the table needs.
+  void stop_at_deleted(TableState& table, Partition partition, Offset expected, Offset first);
   // Logs that every partition read again (--from) reached the tables' offsets.
   void log_reread_done() const;
   void handle(ReadRecord& read, Arrival arrival);
