@@ -53,7 +53,7 @@ struct ParityFindings {
 // every table's digest is one across path A, path B and the source; none to compare is a skip.
 ParityFindings judge_parity(const nlohmann::json& reconcile);
 
-// What a dead-letter or quarantine topic holds after a drill's intruders (drill/intruder.h): the
+// What a dead-letter topic holds after a drill's intruders (drill/intruder.h): the
 // marks of the intruders found there, and how many records of the source itself.
 struct DivertedRecords {
   std::set<std::string> intruders;

@@ -302,12 +302,12 @@ std::size_t rounds(const DrillRun& run, std::size_t quick, std::size_t full) {
 
 constexpr std::size_t kIntrudersPerRound = 5;
 
-// Path B under load, an outside producer writes intruders of KIND into the ledger's topic
-// (drill/intruder.h), kIntrudersPerRound at a time; the sink must divert each to `<topic>.dlq`
-// (poison) or `<topic>.quarantine` (mis-keyed) and apply none. Detected by the sink's log line for
-// the first diverted one; recovered once the tables hold what the source held at the intrusion.
-void under_intruders(DrillRun& run, IntruderKind kind) {
-  const std::string suffix = kind == IntruderKind::kPoison ? ".dlq" : ".quarantine";
+// Path B under load, an outside producer writes poison into the ledger's topic (drill/intruder.h),
+// kIntrudersPerRound records at a time; the sink must divert each to `<topic>.dlq` and apply none.
+// Detected by the sink's log line for the first diverted one; recovered once the tables hold what
+// the source held at the intrusion.
+void under_intruders(DrillRun& run) {
+  const std::string suffix = ".dlq";
   std::optional<Intruder> intruder;
   std::string topic;
   const Fault intrude = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t) {
@@ -319,10 +319,8 @@ void under_intruders(DrillRun& run, IntruderKind kind) {
     const std::uintmax_t from = log_size(run.log("sink"));
     const mysql::BinlogPosition position = run.source_position();
     times.inject_ms = unix_ms();
-    intruder->write(kind, kIntrudersPerRound);
-    run.mark(Phase::kInject,
-             fmt::format("{} {} records written into {}", kIntrudersPerRound,
-                         kind == IntruderKind::kPoison ? "poison" : "mis-keyed", topic),
+    intruder->write_poison(kIntrudersPerRound);
+    run.mark(Phase::kInject, fmt::format("{} poison records written into {}", kIntrudersPerRound, topic),
              "source at " + position.to_string(), times.inject_ms);
     std::optional<LogLine> diverted;
     run.wait_for("the sink to divert the intruders", kStepTimeout, [&] {
@@ -338,8 +336,7 @@ void under_intruders(DrillRun& run, IntruderKind kind) {
     return times;
   };
   under_faults(run, PathChoice::kB, rounds(run, 2, 4), FaultGate::kCommittedProgress, intrude);
-  run.check(diversion_check(kind == IntruderKind::kPoison ? "intruders_dead_lettered" : "intruders_quarantined",
-                            intruder ? intruder->written() : 0,
+  run.check(diversion_check("intruders_dead_lettered", intruder ? intruder->written() : 0,
                             intruder ? intruder->diverted(suffix) : DivertedRecords{}, topic + suffix));
 }
 
@@ -393,9 +390,7 @@ const std::vector<Drill>& all_drills() {
                       kill_and_restart("source"));
        }},
       {"poison-dlq", "an outside producer writes undecodable records into a topic under load; each dead-lettered", "B",
-       [](DrillRun& run) { under_intruders(run, IntruderKind::kPoison); }},
-      {"mis-keying", "an outside producer writes valid changes under other rows' keys under load; each quarantined",
-       "B", [](DrillRun& run) { under_intruders(run, IntruderKind::kMisKeyed); }},
+       [](DrillRun& run) { under_intruders(run); }},
   };
   return drills;
 }

@@ -2,15 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <map>
-#include <memory>
+#include <algorithm>
 #include <optional>
 
 #include "avro/wire_format.h"
-#include "envelope/change_envelope.h"
 #include "kafka/admin.h"
 #include "kafka/producer.h"
-#include "registry/registry_client.h"
 
 namespace binberg::drill {
 namespace {
@@ -31,7 +28,10 @@ std::vector<kafka::ConsumedRecord> Intruder::originals() const {
     for (kafka::ConsumedRecord& record :
          kafka::read_range(kafka::ConsumerOptions{client_of(run_), run_.prefix() + "-intruder", true},
                            {topic_, partition, 0}, kOriginalsPerPartition, kKafkaTimeout)) {
-      if (record.key && record.value && record.value->size() > avro::kWireHeaderSize)
+      // The source's own records only, not an earlier round's intruders.
+      const bool intruder = std::any_of(record.headers.begin(), record.headers.end(),
+                                        [](const kafka::Header& header) { return header.name == kIntruderHeader; });
+      if (!intruder && record.key && record.value && record.value->size() > avro::kWireHeaderSize)
         originals.push_back(std::move(record));
     }
   }
@@ -39,22 +39,7 @@ std::vector<kafka::ConsumedRecord> Intruder::originals() const {
   return originals;
 }
 
-// ORIGINAL's change with a source position past any the drill's binlog reaches: the sink's
-// position check would otherwise drop the copy as a repeat before its key gate saw it.
-std::string Intruder::mis_keyed_value(const kafka::ConsumedRecord& original) const {
-  registry::RegistryClient registry(registry::RegistryOptions{run_.stack().registry_url()});
-  const std::int32_t id = avro::parse_wire_message(*original.value).schema_id;
-  const avro::Schema schema = avro::Schema::parse(registry.schema_by_id(id));
-  const auto table = std::make_shared<const TableSchema>(envelope::table_schema_of(schema));
-  ChangeEvent change = envelope::change_event_from_datum(
-      avro::decode_wire_message(*original.value, [&](std::int32_t) -> std::optional<avro::Schema> { return schema; }),
-      table);
-  change.source.file = "mariadb-bin.999999";
-  change.source.end_pos = 4;
-  return avro::encode_wire_message(id, schema, envelope::envelope_datum(change, "intruder", 0));
-}
-
-void Intruder::write(IntruderKind kind, std::size_t count) {
+void Intruder::write_poison(std::size_t count) {
   const std::vector<kafka::ConsumedRecord> copies = originals();
   kafka::Producer producer = kafka::Producer::create(client_of(run_), kafka::ProducerMode::kIdempotent);
   for (std::size_t i = 0; i < count; ++i, ++written_) {
@@ -64,17 +49,7 @@ void Intruder::write(IntruderKind kind, std::size_t count) {
                                  original.key,
                                  original.value,
                                  {kafka::Header{std::string(kIntruderHeader), std::to_string(written_)}}};
-    if (kind == IntruderKind::kPoison) {
-      (*record.value)[0] = '\x01';  // not the wire format's magic byte 0
-    } else {
-      // Under the key of the next original whose key differs, in that key's partition.
-      std::size_t other = written_ + 1;
-      while (copies[other % copies.size()].key == original.key) ++other;
-      const kafka::ConsumedRecord& owner = copies[other % copies.size()];
-      record.key = owner.key;
-      record.partition = owner.partition;
-      record.value = mis_keyed_value(original);
-    }
+    (*record.value)[0] = '\x01';  // not the wire format's magic byte 0
     producer.send(record);
   }
   producer.flush(kKafkaTimeout);

@@ -122,13 +122,13 @@ TEST(DrillChecksTest, ParityHoldsOnlyWhenATableHasOneDigestAcrossBothPathsAndThe
 
 TEST(DrillChecksTest, DiversionHoldsOnlyWhenEveryIntruderAndNothingElseWasDiverted) {
   const DivertedRecords all{{"0", "1", "2"}, 0};
-  EXPECT_EQ(diversion_check("intruders_quarantined", 3, all, "t.quarantine").verdict, CheckVerdict::kPass);
+  EXPECT_EQ(diversion_check("intruders_dead_lettered", 3, all, "t.dlq").verdict, CheckVerdict::kPass);
   // One intruder got through (applied, or dropped unseen).
-  const Check missing = diversion_check("intruders_quarantined", 3, DivertedRecords{{"0", "2"}, 0}, "t.quarantine");
+  const Check missing = diversion_check("intruders_dead_lettered", 3, DivertedRecords{{"0", "2"}, 0}, "t.dlq");
   EXPECT_EQ(missing.verdict, CheckVerdict::kFail);
-  EXPECT_NE(missing.detail.find("2 of 3 intruders in t.quarantine, 1 missing"), std::string::npos) << missing.detail;
+  EXPECT_NE(missing.detail.find("2 of 3 intruders in t.dlq, 1 missing"), std::string::npos) << missing.detail;
   // A record of the source itself was diverted: the gate stopped good data.
-  EXPECT_EQ(diversion_check("intruders_quarantined", 3, DivertedRecords{all.intruders, 1}, "t.quarantine").verdict,
+  EXPECT_EQ(diversion_check("intruders_dead_lettered", 3, DivertedRecords{all.intruders, 1}, "t.dlq").verdict,
             CheckVerdict::kFail);
   EXPECT_EQ(diversion_check("intruders_dead_lettered", 0, DivertedRecords{}, "t.dlq").verdict, CheckVerdict::kSkipped);
 }
