@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include "drill/drill.h"
@@ -49,6 +50,19 @@ class DrillTest : public ::testing::Test {
     return found;
   }
 
+  // The last lines of every process log of RECORD's drill: a failed drill's evidence, kept in the
+  // test's output, as its folder goes with the test.
+  std::string log_tails(const nlohmann::json& record) const {
+    std::string tails;
+    for (const auto& run : std::filesystem::directory_iterator(runs_.path() / "runs")) {
+      for (const auto& log : record.at("logs")) {
+        const std::filesystem::path path = run.path() / log.at("path").get<std::string>();
+        if (std::filesystem::exists(path)) tails += "--- " + path.string() + "\n" + lab::log_tail(path, 80) + "\n";
+      }
+    }
+    return tails;
+  }
+
   static std::set<std::string> failed_checks(const nlohmann::json& record) {
     std::set<std::string> failed;
     for (const auto& check : record.at("checks")) {
@@ -81,7 +95,7 @@ TEST_F(DrillTest, EveryDrillPassesAtQuickSizeWithSealedValidRecords) {
   ASSERT_EQ(found.size(), all_drills().size());
   for (const auto& record : found) {
     SCOPED_TRACE(record.at("drill").get<std::string>());
-    EXPECT_EQ(record.at("verdict"), "pass") << record.dump(1).substr(0, 4000);
+    EXPECT_EQ(record.at("verdict"), "pass") << record.dump(1).substr(0, 4000) << log_tails(record);
     EXPECT_TRUE(failed_checks(record).empty());
     EXPECT_GE(record.at("checks").size(), 6u);
     EXPECT_GT(record.at("events").get<std::uint64_t>(), 0u);
