@@ -87,6 +87,11 @@ struct TableState {
   std::optional<MetSchemaChange> schema_change;
 
   Progress& progress_of(Partition partition) { return progress[partition]; }
+  // The next offset of PARTITION the table needs (0 before its first), without adding the partition.
+  Offset needed_from(Partition partition) const {
+    const auto it = progress.find(partition);
+    return it == progress.end() ? Offset() : it->second.next_offset;
+  }
   // Whether the records of transaction TXN_ID (one of whose changes is at POSITION) in PARTITION
   // were committed before this session: then it reads none of them.
   bool committed_before(Partition partition, const std::string& txn_id, const mysql::BinlogPosition& position) const;

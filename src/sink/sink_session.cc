@@ -107,8 +107,7 @@ void SinkSession::check_delivery(const kafka::ConsumedRecord& record) {
   std::optional<Offset> first = input_->known_first_offset(record.topic, partition);
   if (!first || *first > *expected) first = input_->bounds(record.topic, partition).first;
   TableState& table = state_.table(record.topic);
-  if (const auto gap =
-          gap_in_delivery(*expected, table.progress_of(partition).next_offset, Offset(record.offset), *first)) {
+  if (const auto gap = gap_in_delivery(*expected, table.needed_from(partition), Offset(record.offset), *first)) {
     stop_at_gap(table, partition, *gap);
   }
 }
@@ -141,7 +140,7 @@ void SinkSession::check_partition_starts() {
 }
 
 void SinkSession::stop_at_deleted(TableState& table, Partition partition, Offset expected, Offset first) {
-  if (const auto gap = gap_in_delivery(expected, table.progress_of(partition).next_offset, first, first)) {
+  if (const auto gap = gap_in_delivery(expected, table.needed_from(partition), first, first)) {
     stop_at_gap(table, partition, *gap);
   }
 }
