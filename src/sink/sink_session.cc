@@ -106,10 +106,7 @@ void SinkSession::check_delivery(const kafka::ConsumedRecord& record) {
   // Usually a transaction marker: what the last fetch said is enough unless it says records are gone.
   std::optional<Offset> first = input_->known_first_offset(record.topic, partition);
   if (!first || *first > *expected) first = input_->bounds(record.topic, partition).first;
-  TableState& table = state_.table(record.topic);
-  if (const auto gap = gap_in_delivery(*expected, table.needed_from(partition), Offset(record.offset), *first)) {
-    stop_at_gap(table, partition, *gap);
-  }
+  stop_at_deleted(state_.table(record.topic), partition, *expected, Offset(record.offset), *first);
 }
 
 // A consumer that jumped over deleted records to the end of what is left reports the end with no
@@ -120,7 +117,8 @@ void SinkSession::check_end(const kafka::PartitionEnd& end) {
   const Offset expected = state_.expected({end.topic, end.partition});
   const std::optional<Offset> known = input_->known_first_offset(end.topic, partition);
   if (!known || *known <= expected) return;  // the usual case: no broker call
-  stop_at_deleted(state_.table(end.topic), partition, expected, input_->bounds(end.topic, partition).first);
+  const Offset first = input_->bounds(end.topic, partition).first;
+  stop_at_deleted(state_.table(end.topic), partition, expected, first, first);
 }
 
 void SinkSession::check_partition_starts() {
@@ -134,13 +132,14 @@ void SinkSession::check_partition_starts() {
         spdlog::debug("sink: {} [{}]: where it starts is not known: {}", topic, number, error.what());
         continue;
       }
-      stop_at_deleted(table, partition, state_.expected({topic, number}), *first);
+      stop_at_deleted(table, partition, state_.expected({topic, number}), *first, *first);
     }
   }
 }
 
-void SinkSession::stop_at_deleted(TableState& table, Partition partition, Offset expected, Offset first) {
-  if (const auto gap = gap_in_delivery(expected, table.needed_from(partition), first, first)) {
+void SinkSession::stop_at_deleted(const TableState& table, Partition partition, Offset expected, Offset delivered,
+                                  Offset first) {
+  if (const auto gap = gap_in_delivery(expected, table.needed_from(partition), delivered, first)) {
     stop_at_gap(table, partition, *gap);
   }
 }
