@@ -1,6 +1,7 @@
 #pragma once
 
-// Wall-clock time as the formats binberg writes need it (Iceberg timestamps, metrics, logs).
+// Wall-clock time as the formats binberg writes need it (Iceberg timestamps, metrics, logs), and
+// the time a pipeline runs on (TimeSource): the system's, or a simulation's.
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <ctime>
 #include <string>
+#include <thread>
 
 namespace binberg {
 
@@ -17,6 +19,24 @@ inline std::int64_t unix_micros() {
 }
 
 inline std::int64_t unix_millis() { return unix_micros() / 1000; }
+
+// The clocks a pipeline reads and sleeps on, injected so that a deterministic simulation
+// (tests/support/simulation.h) can move time itself.
+class TimeSource {
+ public:
+  virtual ~TimeSource() = default;
+  virtual std::chrono::steady_clock::time_point now() = 0;
+  virtual std::int64_t unix_millis() = 0;  // commit ids, snapshot times, lag
+  virtual void sleep_for(std::chrono::milliseconds duration) = 0;
+};
+
+// The system's clocks.
+class SystemTime final : public TimeSource {
+ public:
+  std::chrono::steady_clock::time_point now() override { return std::chrono::steady_clock::now(); }
+  std::int64_t unix_millis() override { return binberg::unix_millis(); }
+  void sleep_for(std::chrono::milliseconds duration) override { std::this_thread::sleep_for(duration); }
+};
 
 // MS since the epoch as "YYYY-MM-DDTHH:MM:SS.mmmZ".
 inline std::string utc_time(std::int64_t ms) {

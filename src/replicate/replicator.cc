@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "core/assert.h"
 #include "core/backoff.h"
@@ -13,12 +12,7 @@
 #include "core/error.h"
 #include "core/failpoint.h"
 #include "iceberg/table_scan.h"
-#include "mysql/binlog_stream.h"
-#include "mysql/charset.h"
 #include "mysql/ddl_statement.h"
-#include "mysql/snapshot_reader.h"
-#include "mysql/source_checks.h"
-#include "mysql/transaction_reader.h"
 #include "tables/schema_change.h"
 #include "tables/table_mapping.h"
 #include "tables/table_pair.h"
@@ -54,7 +48,7 @@ struct Replicator::Table {
   bool dirty = false;
   std::uint64_t snapshot_rows = 0;    // rows of the initial copy
   metrics::Counter* applied[3] = {};  // row events applied, by op: insert, update, delete
-  Clock::time_point last_commit = Clock::now();
+  Clock::time_point last_commit;
 };
 
 Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
@@ -62,10 +56,26 @@ Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
       catalog_(catalog),
       own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
       metrics_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
-      reader_metrics_(metrics_.registry) {
+      reader_metrics_(metrics_.registry),
+      source_(nullptr),
+      time_(&system_time_) {
   if (options_.tables.empty()) throw ConfigError("replicate: no tables to capture");
   if (options_.server_id == 0)
     throw ConfigError("replicate: server_id must be set (a replica id unique on the source)");
+  own_source_ = mariadb_source(
+      MariadbSourceOptions{options_.source, options_.server_id, options_.heartbeat, options_.reader}, reader_metrics_);
+  source_ = own_source_.get();
+}
+
+Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog, ReplicatorSource& source, TimeSource& time)
+    : options_(std::move(options)),
+      catalog_(catalog),
+      own_registry_(options_.metrics == nullptr ? std::make_unique<metrics::Registry>() : nullptr),
+      metrics_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
+      reader_metrics_(metrics_.registry),
+      source_(&source),
+      time_(&time) {
+  if (options_.tables.empty()) throw ConfigError("replicate: no tables to capture");
 }
 
 Replicator::~Replicator() = default;
@@ -87,12 +97,11 @@ const tables::RowMapping& Replicator::mapping_for(Table& table, const std::share
 }
 
 void Replicator::open_tables() {
-  mysql::Connection connection = mysql::Connection::open(options_.source);
-  mysql::require_cdc_ready(connection);
+  source_->check_ready();
   stats_.stopped_tables.clear();
   for (const capture::CapturedTable& captured : options_.tables) {
     try {
-      tables_.push_back(open_table(connection, captured));
+      tables_.push_back(open_table(captured));
     } catch (const tables::UnmappableTable& error) {
       // Only this table stops; having no Iceberg tables, it is copied afresh once it can be mapped.
       spdlog::error(
@@ -109,10 +118,8 @@ void Replicator::open_tables() {
   }
 }
 
-std::unique_ptr<Replicator::Table> Replicator::open_table(mysql::Connection& connection,
-                                                          const capture::CapturedTable& captured) {
-  const std::shared_ptr<const TableSchema> now =
-      mysql::load_table_schema(connection, captured.database, captured.table);
+std::unique_ptr<Replicator::Table> Replicator::open_table(const capture::CapturedTable& captured) {
+  const std::shared_ptr<const TableSchema> now = source_->table_schema(captured.database, captured.table);
   const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
   tables::TablePair pair =
       tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now, options_.types);
@@ -152,6 +159,7 @@ std::unique_ptr<Replicator::Table> Replicator::open_table(mysql::Connection& con
         table->changelog_id.to_string(), captured.qualified_name(), error.what());
   }
   table->position = position;
+  table->last_commit = time_->now();
   if (position) spdlog::info("table {} resumes after {}", captured.qualified_name(), position->to_string());
   return table;
 }
@@ -171,20 +179,20 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
     names.push_back(mysql::TableName{table->source.database, table->source.table});
     listed += (listed.empty() ? "" : ", ") + table->source.qualified_name();
   }
-  auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
+  std::unique_ptr<SnapshotInput> source = source_->snapshot(names, options_.snapshot_chunk_rows);
   for (std::size_t i = 0; i < tables.size(); ++i) {
     try {
-      mapping_for(*tables[i], source.schemas()[i]);
+      mapping_for(*tables[i], source->schemas()[i]);
     } catch (const Error& error) {
       fail("table {} changed while binberg opened it ({}); restart binberg", tables[i]->source.qualified_name(),
            error.what());
     }
   }
-  const capture::SourcePosition position{source.position().binlog, source.position().gtid};
+  const capture::SourcePosition position = source->position();
   spdlog::info("snapshot of {} at {}", listed, position.to_string());
-  auto last_progress = Clock::now();
+  auto last_progress = time_->now();
   for (;;) {
-    std::vector<ChangeEvent> chunk = source.next_chunk();
+    std::vector<ChangeEvent> chunk = source->next_chunk();
     if (chunk.empty()) break;
     Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
     table.snapshot_rows += chunk.size();
@@ -193,9 +201,9 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
       tables::apply_change(mapping_for(table, event.schema), event, table.state.get(), *table.changelog);
     }
     stats_.snapshot_rows += chunk.size();
-    if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
-      spdlog::info("snapshot: {} rows read, now {}", source.rows_read(), table.source.qualified_name());
-      last_progress = Clock::now();
+    if (time_->now() - last_progress >= std::chrono::seconds(5)) {
+      spdlog::info("snapshot: {} rows read, now {}", source->rows_read(), table.source.qualified_name());
+      last_progress = time_->now();
     }
   }
   std::vector<iceberg::TableWriter*> writers;
@@ -214,17 +222,17 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
   for (Table* table : tables) {
     table->position = position;
     table->dirty = false;
-    table->last_commit = Clock::now();
+    table->last_commit = time_->now();
   }
   ++stats_.commits;
-  spdlog::info("snapshot of {} committed: {} rows", listed, source.rows_read());
+  spdlog::info("snapshot of {} committed: {} rows", listed, source->rows_read());
 }
 
 void Replicator::apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first) {
   if (first) {
     ++stats_.transactions;
     metrics_.transactions.add();
-    metrics_.source_lag.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
+    metrics_.source_lag.set(std::max<double>(0, static_cast<double>(time_->unix_millis() - txn.commit_ts_ms) / 1000));
     txn_captured_ = txn_applied_ = false;
   }
   for (const ChangeEvent& event : events) {
@@ -297,9 +305,7 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
 
   const bool accepted = std::find(options_.accepted_schema_changes.begin(), options_.accepted_schema_changes.end(),
                                   txn.id()) != options_.accepted_schema_changes.end();
-  mysql::Connection connection = mysql::Connection::open(options_.source);
-  const std::shared_ptr<const TableSchema> now =
-      mysql::load_table_schema(connection, table.source.database, table.source.table);
+  const std::shared_ptr<const TableSchema> now = source_->table_schema(table.source.database, table.source.table);
   tables::EvolvedTables evolved;
   try {
     evolved =
@@ -327,7 +333,7 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
                  std::vector(writers.size(), after.to_summary()));
   table.position = after;
   table.dirty = false;
-  table.last_commit = Clock::now();
+  table.last_commit = time_->now();
   ++stats_.commits;
 }
 
@@ -336,19 +342,19 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
 std::chrono::milliseconds Replicator::commit_writers(const std::vector<iceberg::TableWriter*>& writers,
                                                      const std::string& commit_id,
                                                      const std::vector<std::map<std::string, std::string>>& summaries) {
-  const auto started = Clock::now();
+  const auto started = time_->now();
   std::vector<iceberg::PreparedCommit> prepared;
   for (std::size_t i = 0; i < writers.size(); ++i) {
-    prepared.push_back(writers[i]->prepare(commit_id, summaries[i], unix_millis()));
+    prepared.push_back(writers[i]->prepare(commit_id, summaries[i], time_->unix_millis()));
   }
   failpoint::hit("pipeline.before_commit");
   iceberg::commit_tables(catalog_, writers, prepared);
-  const auto duration = Clock::now() - started;
+  const auto duration = time_->now() - started;
   metrics_.commit_duration.observe(std::chrono::duration<double>(duration).count());
   for (const iceberg::PreparedCommit& commit : prepared) {
     metrics_.bytes_written.add(static_cast<double>(commit.stats.bytes_written));
   }
-  const double now_s = static_cast<double>(unix_millis()) / 1000;
+  const double now_s = static_cast<double>(time_->unix_millis()) / 1000;
   if (metrics_.last_commit_time.value() > 0) metrics_.commit_interval.set(now_s - metrics_.last_commit_time.value());
   metrics_.last_commit_time.set(now_s);
   metrics_.commits.add();
@@ -360,7 +366,7 @@ void Replicator::commit(const capture::SourcePosition& position, CommitScope sco
                  position.to_string(), in_flight_ ? in_flight_->id() : "");
   std::vector<iceberg::TableWriter*> writers;
   std::vector<Table*> committed;
-  const auto now = Clock::now();
+  const auto now = time_->now();
   for (auto& table : tables_) {
     if (table->position && capture::compare_binlog(table->position->binlog, position.binlog) >= 0) {
       // A table ahead of the stream (restart) holds what it has; nothing of it is pending.
@@ -423,7 +429,7 @@ void Replicator::run(const std::function<bool()>& stop) {
       const std::chrono::milliseconds wait = backoff.next();
       spdlog::warn("{}; reopening the tables from the catalog in {} ms", unavailable.what(), wait.count());
       for (auto waited = std::chrono::milliseconds(0); waited < wait && !stop(); waited += kStopCheck) {
-        std::this_thread::sleep_for(kStopCheck);
+        time_->sleep_for(kStopCheck);
       }
       if (stop()) return;  // nothing whole is pending that the tables do not already say
     }
@@ -450,26 +456,18 @@ void Replicator::run_session(const std::function<bool()>& stop) {
   for (const auto& table : tables_) {
     if (capture::compare_binlog(table->position->binlog, start.binlog) < 0) start = *table->position;
   }
-  mysql::Connection connection = mysql::Connection::open(options_.source);
-  mysql::require_position_available(connection, start.binlog);
-  mysql::StreamOptions stream;
-  stream.connection = options_.source;
-  stream.server_id = options_.server_id;
-  stream.start_position = start.binlog;
-  stream.blocking = true;
-  stream.heartbeat = options_.heartbeat;
-  capture::SourceReader source(stream, mysql::CharsetNames::load(connection), options_.reader, reader_metrics_);
+  std::unique_ptr<StreamInput> source = source_->stream(start);
   spdlog::info("streaming {} tables from {}", tables_.size(), start.to_string());
 
   // The position of the stream after the last transaction read, with the GTID position the
   // tables recorded (the reader's GTID state starts empty when streaming from a file position).
   capture::SourcePosition read_position = start;
   in_flight_.reset();
-  auto last_commit = Clock::now();
+  auto last_commit = time_->now();
   for (;;) {
     // A stop takes effect between transactions only (invariant 1).
     if (!in_flight_ && stop()) break;
-    std::optional<capture::TransactionBatch> batch = source.next(options_.heartbeat);
+    std::optional<capture::TransactionBatch> batch = source->next(options_.heartbeat);
     const bool idle = !batch || !batch->txn;
     if (idle && pending_events_ == 0) metrics_.source_lag.set(0);  // idle and caught up
     if (!idle) {
@@ -497,10 +495,10 @@ void Replicator::run_session(const std::function<bool()>& stop) {
     // arriving (the reader paused inside it), the interval may pass, but the commit waits.
     if (in_flight_) continue;
     const bool due = pending_events_ >= options_.commit.max_events ||
-                     (pending_events_ > 0 && Clock::now() - last_commit >= options_.commit.interval);
-    if (due || (idle && Clock::now() - last_commit >= options_.commit.interval)) {
+                     (pending_events_ > 0 && time_->now() - last_commit >= options_.commit.interval);
+    if (due || (idle && time_->now() - last_commit >= options_.commit.interval)) {
       commit(read_position, CommitScope::kChangedTables);
-      last_commit = Clock::now();
+      last_commit = time_->now();
     }
   }
   commit(read_position, CommitScope::kAllTables);  // the savepoint of a graceful stop

@@ -32,12 +32,14 @@
 #include "capture/captured_table.h"
 #include "capture/source_position.h"
 #include "capture/source_reader.h"
+#include "core/clock.h"
 #include "core/source_transaction.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table_writer.h"
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
 #include "replicate/replicator_metrics.h"
+#include "replicate/replicator_ports.h"
 #include "tables/schema_change.h"
 #include "tables/table_mapping.h"
 
@@ -82,7 +84,10 @@ struct ReplicatorStats {
 
 class Replicator {
  public:
+  // On the MariaDB server OPTIONS.source names, in real time.
   Replicator(ReplicatorOptions options, iceberg::Catalog& catalog);
+  // On SOURCE and TIME instead (a simulation's); OPTIONS.source and server_id are not used.
+  Replicator(ReplicatorOptions options, iceberg::Catalog& catalog, ReplicatorSource& source, TimeSource& time);
   ~Replicator();
 
   // Creates the Iceberg tables that are missing, snapshots the source tables the Iceberg tables
@@ -115,7 +120,7 @@ class Replicator {
   void run_session(const std::function<bool()>& stop);
   void open_tables();
   // Opens the Iceberg tables of CAPTURED (creating them when missing); throws UnmappableTable.
-  std::unique_ptr<Table> open_table(mysql::Connection& connection, const capture::CapturedTable& captured);
+  std::unique_ptr<Table> open_table(const capture::CapturedTable& captured);
   void snapshot(const std::vector<Table*>& tables);
   // EVENTS of TXN, the next of its batches; FIRST on its first batch.
   void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first);
@@ -140,6 +145,10 @@ class Replicator {
   std::unique_ptr<metrics::Registry> own_registry_;  // when the options give none
   ReplicatorMetrics metrics_;
   capture::SourceReaderMetrics reader_metrics_;
+  SystemTime system_time_;
+  std::unique_ptr<ReplicatorSource> own_source_;  // MariaDB, when the constructor gives none
+  ReplicatorSource* source_;
+  TimeSource* time_;
   std::vector<std::unique_ptr<Table>> tables_;
   ReplicatorStats stats_;
   std::size_t pending_events_ = 0;

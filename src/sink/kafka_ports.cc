@@ -20,13 +20,6 @@ namespace {
 
 constexpr std::chrono::minutes kFlushTimeout{10};
 
-class SystemClock final : public SinkClock {
- public:
-  std::chrono::steady_clock::time_point now() override { return std::chrono::steady_clock::now(); }
-  std::int64_t unix_millis() override { return binberg::unix_millis(); }
-  void sleep_for(std::chrono::milliseconds duration) override { std::this_thread::sleep_for(duration); }
-};
-
 class KafkaInput final : public SinkInput {
  public:
   KafkaInput(const KafkaSinkOptions& options, DeadLetterTopics& diversion_topics)
@@ -176,7 +169,7 @@ void check_group_topics(const KafkaSinkOptions& options, const std::string& slot
 
 class KafkaEnvironment final : public SinkEnvironment {
  public:
-  SinkClock& clock() override { return clock_; }
+  TimeSource& clock() override { return clock_; }
   std::string process() override {
     char name[256] = {};
     const std::string host = ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : "unknown-host";
@@ -196,7 +189,7 @@ class KafkaEnvironment final : public SinkEnvironment {
   }
 
  private:
-  SystemClock clock_;
+  SystemTime clock_;
   std::optional<DeadLetterTopics> diversion_topics_;  // what it made ready outlives the sessions
 };
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/clock.h"
 #include "kafka/consumer.h"
 #include "sink/progress.h"
 #include "sink/record_judgement.h"
@@ -27,14 +28,6 @@ struct KafkaSinkOptions;
 
 // read_between: up to the partition's end.
 inline constexpr Offset kToTheEnd{std::numeric_limits<std::int64_t>::max()};
-
-class SinkClock {
- public:
-  virtual ~SinkClock() = default;
-  virtual std::chrono::steady_clock::time_point now() = 0;
-  virtual std::int64_t unix_millis() = 0;  // commit ids, snapshot times, lag
-  virtual void sleep_for(std::chrono::milliseconds duration) = 0;
-};
 
 // How a record was diverted: whole, or truncated (too large for its dead-letter topic).
 enum class Diverted { kWhole, kTruncated };
@@ -90,7 +83,7 @@ class SlotSource {
 class SinkEnvironment {
  public:
   virtual ~SinkEnvironment() = default;
-  virtual SinkClock& clock() = 0;
+  virtual TimeSource& clock() = 0;
   // Who this process is, for the writer name of its snapshots: "<host>/<pid>".
   virtual std::string process() = 0;
   virtual std::unique_ptr<SinkInput> connect(const KafkaSinkOptions& options) = 0;

@@ -91,7 +91,7 @@ class SinkSession {
 
   SinkContext sink_;
   const KafkaSinkOptions& options_;
-  SinkClock& clock_;
+  TimeSource& clock_;
   SessionState state_;
   std::map<std::string, TableOutput> outputs_;  // by topic, beside state_.tables()
   std::unique_ptr<SinkInput> input_;

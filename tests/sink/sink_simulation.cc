@@ -105,17 +105,6 @@ class World {
   std::uint64_t checked_changes_ = 0;  // of the catalog, when the tables were last checked
 };
 
-class SimClockPort final : public SinkClock {
- public:
-  explicit SimClockPort(SimClock& clock) : clock_(clock) {}
-  std::chrono::steady_clock::time_point now() override { return clock_.now(); }
-  std::int64_t unix_millis() override { return clock_.unix_millis(); }
-  void sleep_for(std::chrono::milliseconds duration) override { clock_.advance(duration); }
-
- private:
-  SimClock& clock_;
-};
-
 class SimInput final : public SinkInput {
  public:
   SimInput(World& world, Process& process) : world_(world), process_(process) {
@@ -181,8 +170,8 @@ class SimSlots final : public SlotSource {
 
 class SimEnvironment final : public SinkEnvironment {
  public:
-  SimEnvironment(World& world, Process& process) : world_(world), process_(process), clock_(world.clock()) {}
-  SinkClock& clock() override { return clock_; }
+  SimEnvironment(World& world, Process& process) : world_(world), process_(process) {}
+  TimeSource& clock() override { return world_.clock(); }
   std::string process() override { return fmt::format("sim/{}", process_.id); }
   std::unique_ptr<SinkInput> connect(const KafkaSinkOptions&) override {
     return std::make_unique<SimInput>(world_, process_);
@@ -194,7 +183,6 @@ class SimEnvironment final : public SinkEnvironment {
  private:
   World& world_;
   Process& process_;
-  SimClockPort clock_;
 };
 
 // A scenario with retention deleting records drawn as any other, then given the fault: the seeds of

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "iceberg/arrow_rows.h"
 #include "iceberg/catalog.h"
 #include "lab/prng.h"
@@ -48,15 +49,17 @@ class SimRandom : public lab::Prng {
   }
 };
 
-// Simulated time: the steady clock and the wall clock move only when the simulation moves them.
-class SimClock {
+// Simulated time: the steady clock and the wall clock move only when the simulation moves them
+// (a sleep moves them by its duration).
+class SimClock final : public TimeSource {
  public:
   static constexpr std::int64_t kStartUnixMillis = 1'750'000'000'000;
 
-  std::chrono::steady_clock::time_point now() const { return std::chrono::steady_clock::time_point(elapsed_); }
-  std::int64_t unix_millis() const {
+  std::chrono::steady_clock::time_point now() override { return std::chrono::steady_clock::time_point(elapsed_); }
+  std::int64_t unix_millis() override {
     return kStartUnixMillis + std::chrono::duration_cast<std::chrono::milliseconds>(elapsed_).count();
   }
+  void sleep_for(std::chrono::milliseconds duration) override { advance(duration); }
   void advance(std::chrono::milliseconds duration) { elapsed_ += duration; }
 
  private:
