@@ -4,7 +4,7 @@
 // seed drives every choice a run makes (the stream it feeds, the faults, the clock), the
 // invariants are checked after every step against what a real catalog holds, and a failure prints
 // the one command that replays its seed. The pieces here are shared by the simulations of binberg's
-// pipelines (tests/sink/sink_simulation_test.cc; the replicator's apply/commit loop next).
+// pipelines (tests/sink/sink_simulation_test.cc, tests/replicate/replicator_simulation_test.cc).
 //
 //   TEST(SinkSimulation, ...) {
 //     binberg::testing::run_seeds(1'000, [](std::uint64_t seed) { ... SimRandom random(seed); ... });
