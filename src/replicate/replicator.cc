@@ -34,6 +34,10 @@ std::optional<capture::SourcePosition> committed_position(const iceberg::LoadedT
   }
 }
 
+bool never_committed(const tables::TablePair& pair) {
+  return pair.changelog->metadata.snapshots.empty() && (!pair.state || pair.state->metadata.snapshots.empty());
+}
+
 }  // namespace
 
 struct Replicator::Table {
@@ -123,6 +127,16 @@ std::unique_ptr<Replicator::Table> Replicator::open_table(const capture::Capture
   const std::string ns = options_.iceberg_namespace.empty() ? captured.database : options_.iceberg_namespace;
   tables::TablePair pair =
       tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now, options_.types);
+  // Tables made for the source table and never committed to (a crash before its initial copy's
+  // commit) hold nothing. When the source table changed since, they are made again for it: else
+  // the copy could not map its rows, and every restart would meet the same old definition.
+  if (never_committed(pair) && tables::table_schema_to_json(*pair.schema) != tables::table_schema_to_json(*now)) {
+    spdlog::warn("table {} changed before its initial copy was committed: making its empty Iceberg tables again",
+                 captured.qualified_name());
+    if (pair.state) catalog_.drop_table(pair.state_id);
+    catalog_.drop_table(pair.changelog_id);
+    pair = tables::open_table_pair(catalog_, ns, captured.table, options_.changelog_suffix, now, options_.types);
+  }
   auto table = std::make_unique<Table>();
   table->source = captured;
   static constexpr const char* kOps[] = {"insert", "update", "delete"};
