@@ -38,6 +38,11 @@ class SystemTime final : public TimeSource {
   void sleep_for(std::chrono::milliseconds duration) override { std::this_thread::sleep_for(duration); }
 };
 
+inline TimeSource& system_time() {
+  static SystemTime time;
+  return time;
+}
+
 // MS since the epoch as "YYYY-MM-DDTHH:MM:SS.mmmZ".
 inline std::string utc_time(std::int64_t ms) {
   const std::time_t seconds = ms / 1000;

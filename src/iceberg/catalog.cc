@@ -22,7 +22,7 @@ namespace {
 class SqlCatalog : public Catalog {
  public:
   SqlCatalog(std::unique_ptr<SqlConnection> connection, CatalogOptions options)
-      : db_(std::move(connection)), options_(std::move(options)), retry_(*db_, options_.retry_timeout) {
+      : db_(std::move(connection)), options_(std::move(options)), retry_(*db_, options_.retry_timeout, *options_.time) {
     create_if_missing(
         "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) "
         "NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "iceberg/table_metadata.h"
 
@@ -55,6 +56,8 @@ struct CatalogOptions {
   // How long one catalog call reconnects and retries while its database is unreachable or busy
   // before it gives up with CatalogUnavailable ([iceberg] catalog_retry_timeout_ms; catalog_retry.h).
   std::chrono::milliseconds retry_timeout{30'000};
+  // The clock those retries wait on: the system's, or a simulation's (not owned).
+  TimeSource* time = &system_time();
 };
 
 struct LoadedTable {

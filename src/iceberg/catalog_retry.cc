@@ -5,7 +5,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "core/assert.h"
 #include "core/failpoint.h"
@@ -37,25 +36,14 @@ FailureKind classify_sqlite_failure(int result_code) {
 
 namespace {
 
-class SystemRetryClock final : public RetryClock {
- public:
-  std::chrono::steady_clock::time_point now() override { return std::chrono::steady_clock::now(); }
-  void sleep_for(std::chrono::milliseconds duration) override { std::this_thread::sleep_for(duration); }
-};
-
 long long millis(std::chrono::steady_clock::duration duration) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(duration).count();
 }
 
 }  // namespace
 
-RetryClock& system_retry_clock() {
-  static SystemRetryClock clock;
-  return clock;
-}
-
-CatalogRetry::CatalogRetry(SqlConnection& db, std::chrono::milliseconds budget, RetryClock& clock)
-    : db_(db), budget_(budget), clock_(clock) {}
+CatalogRetry::CatalogRetry(SqlConnection& db, std::chrono::milliseconds budget, TimeSource& time)
+    : db_(db), budget_(budget), clock_(time) {}
 
 void CatalogRetry::run(std::string_view what, const std::function<void(CatalogAttempt&)>& call) {
   const auto deadline = clock_.now() + budget_;

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "core/backoff.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "iceberg/catalog.h"
 
@@ -58,15 +59,6 @@ class DatabaseBusy : public ConnectionError {
 // A catalog call is retried after 100 ms, 200 ms, 400 ms, ... up to 5 s (core/backoff.h).
 inline constexpr std::chrono::milliseconds kCatalogFirstRetry{100};
 
-// The clock a retry waits on (a test's advances only when slept on).
-class RetryClock {
- public:
-  virtual ~RetryClock() = default;
-  virtual std::chrono::steady_clock::time_point now() = 0;
-  virtual void sleep_for(std::chrono::milliseconds duration) = 0;
-};
-RetryClock& system_retry_clock();
-
 // What one attempt of a catalog call knows about the attempts before it.
 struct CatalogAttempt {
   int number = 1;
@@ -77,7 +69,8 @@ struct CatalogAttempt {
 // Runs the calls of one catalog on one connection, reconnecting and retrying as above.
 class CatalogRetry {
  public:
-  CatalogRetry(SqlConnection& db, std::chrono::milliseconds budget, RetryClock& clock = system_retry_clock());
+  // Waits on TIME (a test's or a simulation's moves only when slept on).
+  CatalogRetry(SqlConnection& db, std::chrono::milliseconds budget, TimeSource& time = system_time());
 
   // Runs CALL (given the attempt) until it returns; rethrows what it throws except ConnectionLost
   // and DatabaseBusy, which are retried until BUDGET is spent (then CatalogUnavailable naming WHAT).
@@ -93,7 +86,7 @@ class CatalogRetry {
 
   SqlConnection& db_;
   std::chrono::milliseconds budget_;
-  RetryClock& clock_;
+  TimeSource& clock_;
   bool reconnect_ = false;  // the connection is gone: reopen before the next attempt
   std::optional<std::chrono::steady_clock::time_point> outage_since_;
   int outage_attempts_ = 0;

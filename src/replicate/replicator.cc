@@ -62,7 +62,7 @@ Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
       metrics_(options_.metrics != nullptr ? *options_.metrics : *own_registry_),
       reader_metrics_(metrics_.registry),
       source_(nullptr),
-      time_(&system_time_) {
+      time_(&system_time()) {
   if (options_.tables.empty()) throw ConfigError("replicate: no tables to capture");
   if (options_.server_id == 0)
     throw ConfigError("replicate: server_id must be set (a replica id unique on the source)");

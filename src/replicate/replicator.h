@@ -145,7 +145,6 @@ class Replicator {
   std::unique_ptr<metrics::Registry> own_registry_;  // when the options give none
   ReplicatorMetrics metrics_;
   capture::SourceReaderMetrics reader_metrics_;
-  SystemTime system_time_;
   std::unique_ptr<ReplicatorSource> own_source_;  // MariaDB, when the constructor gives none
   ReplicatorSource* source_;
   TimeSource* time_;

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "core/clock.h"
 #include "kafka/admin.h"
@@ -169,7 +168,7 @@ void check_group_topics(const KafkaSinkOptions& options, const std::string& slot
 
 class KafkaEnvironment final : public SinkEnvironment {
  public:
-  TimeSource& clock() override { return clock_; }
+  TimeSource& clock() override { return system_time(); }
   std::string process() override {
     char name[256] = {};
     const std::string host = ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : "unknown-host";
@@ -189,7 +188,6 @@ class KafkaEnvironment final : public SinkEnvironment {
   }
 
  private:
-  SystemTime clock_;
   std::optional<DeadLetterTopics> diversion_topics_;  // what it made ready outlives the sessions
 };
 

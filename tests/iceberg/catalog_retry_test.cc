@@ -90,9 +90,10 @@ class FakeConnection final : public SqlConnection {
   std::string description_ = "postgresql://127.0.0.1:1/fake";
 };
 
-class FakeClock final : public RetryClock {
+class FakeClock final : public TimeSource {
  public:
   std::chrono::steady_clock::time_point now() override { return now_; }
+  std::int64_t unix_millis() override { return 0; }
   void sleep_for(milliseconds duration) override {
     slept.push_back(duration.count());
     now_ += duration;

@@ -172,7 +172,8 @@ class SimCatalog::Counting final : public iceberg::Catalog {
   std::unique_ptr<iceberg::Catalog> catalog_;
 };
 
-SimCatalog::SimCatalog() : dir_(memory_or_temp()) {
+SimCatalog::SimCatalog(TimeSource& time) : dir_(memory_or_temp()) {
+  options_.time = &time;
   options_.name = "binberg";
   options_.uri = "sqlite:///" + dir_.path().string() + "/catalog.db";
   options_.warehouse = dir_.path().string() + "/warehouse";

@@ -91,10 +91,11 @@ void check(bool holds, fmt::format_string<Args...> format, Args&&... args) {
 }
 
 // A real SQLite catalog in a fresh temporary folder, removed with it: in memory (/dev/shm) where
-// there is one, so the thousands of commits of a simulation do not wait for a disk's syncs.
+// there is one, so the thousands of commits of a simulation do not wait for a disk's syncs. Its
+// retries (catalog_retry.h) wait on TIME.
 class SimCatalog {
  public:
-  SimCatalog();
+  explicit SimCatalog(TimeSource& time = system_time());
   ~SimCatalog();
   iceberg::Catalog& catalog();
   const iceberg::CatalogOptions& options() const { return options_; }
