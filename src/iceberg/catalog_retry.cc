@@ -70,9 +70,9 @@ void CatalogRetry::run(std::string_view what, const std::function<void(CatalogAt
       }
       return;
     } catch (const ConnectionLost& error) {
-      lost(error, true);
+      lost(error, FailureKind::kReconnect);
     } catch (const DatabaseBusy& error) {
-      lost(error, false);
+      lost(error, FailureKind::kRetry);
     }
     const std::chrono::milliseconds delay = backoff.next();
     if (clock_.now() + delay > deadline) {
@@ -98,7 +98,8 @@ void CatalogRetry::commit(CatalogAttempt& attempt, const std::function<void()>& 
   }
 }
 
-void CatalogRetry::lost(const ConnectionError& error, bool connection_gone) {
+void CatalogRetry::lost(const ConnectionError& error, FailureKind kind) {
+  const bool connection_gone = kind == FailureKind::kReconnect;
   reconnect_ = reconnect_ || connection_gone;
   ++outage_attempts_;
   if (outage_since_) {

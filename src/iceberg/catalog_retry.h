@@ -82,7 +82,8 @@ class CatalogRetry {
   bool in_outage() const { return outage_since_.has_value(); }
 
  private:
-  void lost(const ConnectionError& error, bool connection_gone);
+  // KIND: kReconnect (the connection is gone) or kRetry (the database is busy).
+  void lost(const ConnectionError& error, FailureKind kind);
 
   SqlConnection& db_;
   std::chrono::milliseconds budget_;

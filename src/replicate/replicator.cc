@@ -242,8 +242,8 @@ void Replicator::snapshot(const std::vector<Table*>& tables) {
   spdlog::info("snapshot of {} committed: {} rows", listed, source->rows_read());
 }
 
-void Replicator::apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first) {
-  if (first) {
+void Replicator::apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, Batch batch) {
+  if (batch == Batch::kFirst) {
     ++stats_.transactions;
     metrics_.transactions.add();
     metrics_.source_lag.set(std::max<double>(0, static_cast<double>(time_->unix_millis() - txn.commit_ts_ms) / 1000));
@@ -317,17 +317,20 @@ void Replicator::apply_schema_change(const SourceTransaction& txn, const capture
   Table& table = *targets.front();
   commit(before, CommitScope::kChangedTables);  // rows before the statement: under the old schema
 
-  const bool accepted = std::find(options_.accepted_schema_changes.begin(), options_.accepted_schema_changes.end(),
-                                  txn.id()) != options_.accepted_schema_changes.end();
+  const tables::Acceptance acceptance =
+      std::find(options_.accepted_schema_changes.begin(), options_.accepted_schema_changes.end(), txn.id()) !=
+              options_.accepted_schema_changes.end()
+          ? tables::Acceptance::kByOperator
+          : tables::Acceptance::kByPolicy;
   const std::shared_ptr<const TableSchema> now = source_->table_schema(table.source.database, table.source.table);
   tables::EvolvedTables evolved;
   try {
-    evolved =
-        tables::evolve_tables(ddl, *table.schema, *now, accepted, options_.types, table.state.get(), *table.changelog);
+    evolved = tables::evolve_tables(ddl, *table.schema, *now, acceptance, options_.types, table.state.get(),
+                                    *table.changelog);
   } catch (const tables::SchemaChangeRefused& error) {
     stop(table, error.what());
   }
-  if (accepted)
+  if (acceptance == tables::Acceptance::kByOperator)
     spdlog::warn("table {}: applying schema change at {} as accepted by the operator", table.source.qualified_name(),
                  where);
   if (evolved.changed) {
@@ -402,6 +405,17 @@ void Replicator::commit(const capture::SourcePosition& position, CommitScope sco
   failpoint::hit("pipeline.after_commit");
   metrics_.commit_events.observe(static_cast<double>(pending_events_));
   for (Table* table : committed) {
+    // Invariants 3 and 4, checked after the fact: the pair recorded POSITION, past where it stood.
+    BINBERG_ASSERT(!table->position || capture::compare_binlog(position.binlog, table->position->binlog) > 0,
+                   "table {} moved from {} back to {}", table->source.qualified_name(), table->position->to_string(),
+                   position.to_string());
+    const auto recorded = [&](const iceberg::TableWriter& writer) {
+      const std::optional<capture::SourcePosition> at = committed_position(writer.table());
+      return at && capture::compare_binlog(at->binlog, position.binlog) == 0;
+    };
+    BINBERG_ASSERT(recorded(*table->changelog) && (!table->state || recorded(*table->state)),
+                   "the tables of {} do not both record the position {} they were committed at",
+                   table->source.qualified_name(), position.to_string());
     table->position = position;
     table->dirty = false;
     table->last_commit = now;
@@ -489,7 +503,7 @@ void Replicator::run_session(const std::function<bool()>& stop) {
       const bool first = in_flight_ != batch->txn;
       if (first && in_flight_) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight_->gtid);
       in_flight_ = batch->txn;
-      apply(txn, batch->events, first);
+      apply(txn, batch->events, first ? Batch::kFirst : Batch::kLater);
       if (!batch->last) continue;
       capture::SourcePosition after = read_position;
       after.binlog = batch->position;

@@ -122,8 +122,9 @@ class Replicator {
   // Opens the Iceberg tables of CAPTURED (creating them when missing); throws UnmappableTable.
   std::unique_ptr<Table> open_table(const capture::CapturedTable& captured);
   void snapshot(const std::vector<Table*>& tables);
-  // EVENTS of TXN, the next of its batches; FIRST on its first batch.
-  void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, bool first);
+  // EVENTS of TXN, the next of its batches.
+  enum class Batch { kFirst, kLater };
+  void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, Batch batch);
   void finish(const SourceTransaction& txn);
   void apply_schema_change(const SourceTransaction& txn, const capture::SourcePosition& before,
                            const capture::SourcePosition& after);

@@ -148,9 +148,8 @@ tables::EvolvedTables TableOutput::evolve(const tables::PublishedSchemaChange& c
   const mysql::DdlStatement ddl = mysql::parse_ddl(change.statement, change.database);
   if (ddl.kind != mysql::DdlStatement::Kind::kAlterTable) throw tables::SchemaChangeRefused(tables::kNotAnAlterTable);
   const TableSchema now = change.now ? *change.now : TableSchema{schema_->database, schema_->table, {}, {}};
-  const bool accepted = acceptance == Acceptance::kByOperator;
   tables::EvolvedTables evolved =
-      tables::evolve_tables(ddl, *schema_, now, accepted, options_.types, state_.get(), *changelog_);
+      tables::evolve_tables(ddl, *schema_, now, acceptance, options_.types, state_.get(), *changelog_);
   if (evolved.changed) {
     schema_ = evolved.source;
     mapping_.reset();

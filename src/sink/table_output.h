@@ -37,9 +37,7 @@ class TableStopped : public Error {
   std::string topic_;
 };
 
-// Whether a schema change is applied because the policy allows it or because the operator accepted
-// it (`binberg sink --accept-schema-change`).
-enum class Acceptance { kByPolicy, kByOperator };
+using tables::Acceptance;
 
 // How a changelog row for the half of a primary-key update is written.
 enum class KeyChange { kNone, kOldKey, kNewKey };

@@ -94,7 +94,7 @@ void apply_change(const RowMapping& mapping, const ChangeEvent& event, iceberg::
 }
 
 EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
-                            bool accepted, const TypeMapping& types, iceberg::TableWriter* state,
+                            Acceptance acceptance, const TypeMapping& types, iceberg::TableWriter* state,
                             iceberg::TableWriter& changelog) {
   SchemaChangeInput input;
   input.statement = &statement;
@@ -106,7 +106,7 @@ EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSch
   }
   input.changelog = &changelog.table().metadata.current_schema();
   input.changelog_last_column_id = changelog.table().metadata.last_column_id;
-  input.accepted = accepted;
+  input.accepted = acceptance == Acceptance::kByOperator;
   input.types = types;
   SchemaChangePlan plan;
   try {

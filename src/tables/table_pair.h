@@ -39,6 +39,10 @@ TablePair open_table_pair(iceberg::Catalog& catalog, const std::string& ns, cons
                           const std::string& changelog_suffix, const std::shared_ptr<const TableSchema>& now,
                           const TypeMapping& types, const std::map<std::string, std::string>& properties = {});
 
+// Whether a schema change is applied because the policy allows it or because the operator accepted
+// it (--accept-schema-change).
+enum class Acceptance { kByPolicy, kByOperator };
+
 // What a schema change did to a pair of tables.
 struct EvolvedTables {
   std::shared_ptr<const TableSchema> source;  // the source definition the tables hold now
@@ -54,7 +58,7 @@ struct EvolvedTables {
 // TYPES gives. Throws SchemaChangeRefused (also for column names the changelog's own columns take
 // and for added or changed columns without an exact type).
 EvolvedTables evolve_tables(const mysql::DdlStatement& statement, const TableSchema& before, const TableSchema& now,
-                            bool accepted, const TypeMapping& types, iceberg::TableWriter* state,
+                            Acceptance acceptance, const TypeMapping& types, iceberg::TableWriter* state,
                             iceberg::TableWriter& changelog);
 
 // Applies one change event: the current state (upsert, delete, or both for an update of the
