@@ -65,12 +65,14 @@ bench: build
 	.venv/bin/python bench/path_a_bench.py
 	.venv/bin/python bench/path_b_bench.py --events 300000 --repeat 3
 
-# The sink's deterministic simulation at length (tests/sink/sink_simulation.h); `make unit-test`
-# runs its first 1,000 seeds under ASan.
+# The deterministic simulations of the sink and of path A's replicator at length
+# (tests/support/simulation.h); `make unit-test` runs the first 1,000 seeds of each under ASan.
 SIMULATION_SEEDS ?= 100000
 simulate: $(RELEASE_DIR)/build.ninja
-	cmake --build $(RELEASE_DIR) --target sink_unit_tests
+	cmake --build $(RELEASE_DIR) --target sink_unit_tests replicate_unit_tests
 	BINBERG_SIMULATION_SEEDS=$(SIMULATION_SEEDS) $(RELEASE_DIR)/tests/sink/sink_unit_tests --gtest_filter='SinkSimulation.*'
+	BINBERG_SIMULATION_SEEDS=$(SIMULATION_SEEDS) $(RELEASE_DIR)/tests/replicate/replicate_unit_tests \
+	  --gtest_filter='ReplicatorSimulation.Every*'
 
 # libFuzzer targets (clang) built in build/fuzz and run for FUZZ_SECONDS each; see docs/fuzzing.md.
 FUZZ_SECONDS ?= 60

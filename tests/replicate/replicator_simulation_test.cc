@@ -5,7 +5,8 @@
 // real SQLite catalog in a temporary folder; processes that die at every step of the commit
 // protocol, or stop gracefully, and start again from what the tables hold. Whenever the replicator
 // asks its source for more, the checks below read what the catalog holds. At the end the faults
-// stop and a last process must bring every table to the end of the binlog.
+// stop and a last process must bring every table to the end of the binlog. 1,000 seeds run in
+// `make test`, 100,000 in `make simulate`.
 //
 // The invariants (replicator.h's numbers):
 //   1  whole transactions: a snapshot holds exactly the source's changes of its table up to the
@@ -52,6 +53,10 @@ struct Scenario {
   int transactions = 10;
   bool schema_change = false;  // ALTER TABLE t0 ADD COLUMN w INT half-way
   int crashes = 0;
+  // The catalog's connection lost for a few calls (retried) or for longer than its retry budget
+  // (the session ends and starts over from what the tables hold), and a COMMIT whose answer is lost.
+  int brief_outages = 0, long_outages = 0;
+  bool commit_reply_lost = false;
   int pause_percent = 0;  // chance of a pause before each batch of a transaction
   std::size_t batch_events = 2;
   std::size_t chunk_rows = 2;
@@ -67,6 +72,9 @@ struct Scenario {
     scenario.transactions = static_cast<int>(random.between(3, 25));
     scenario.schema_change = random.percent(20);
     scenario.crashes = static_cast<int>(random.between(0, 3));
+    scenario.brief_outages = random.percent(30) ? static_cast<int>(random.between(1, 2)) : 0;
+    scenario.long_outages = random.percent(15) ? 1 : 0;
+    scenario.commit_reply_lost = random.percent(20);
     scenario.pause_percent = random.percent(60) ? static_cast<int>(random.between(10, 60)) : 0;
     scenario.batch_events = random.between(1, 4);
     scenario.chunk_rows = random.between(1, 4);
@@ -77,11 +85,11 @@ struct Scenario {
   }
   std::string to_string() const {
     return fmt::format(
-        "{} tables{}, {} keys, {} transactions{}, {} crashes, {}% pauses, batches of {}, chunks of {}, commits every "
-        "{} "
-        "ms or {} events, idle positions every {} ms",
+        "{} tables{}, {} keys, {} transactions{}, {} crashes, {} brief and {} long catalog outages{}, {}% pauses, "
+        "batches of {}, chunks of {}, commits every {} ms or {} events, idle positions every {} ms",
         tables, keyless_table ? " (the last keyless)" : "", keys, transactions,
-        schema_change ? ", a schema change" : "", crashes, pause_percent, batch_events, chunk_rows,
+        schema_change ? ", a schema change" : "", crashes, brief_outages, long_outages,
+        commit_reply_lost ? ", a commit's answer lost" : "", pause_percent, batch_events, chunk_rows,
         commit_interval.count(), commit_max_events, idle_position_interval.count());
   }
 };
@@ -121,6 +129,7 @@ class World {
       : fault_(fault),
         random_(seed),
         scenario_(Scenario::draw(random_)),
+        catalog_(clock_),
         binlog_(random_, clock_, scenario_.tables, scenario_.keyless_table, scenario_.keys) {
     for (const std::string& table : binlog_.tables()) {
       watched_.push_back(
@@ -165,6 +174,8 @@ class World {
   // binlog's end was read), or dies at an armed failpoint.
   void process(std::optional<int> stop_after);
   void observe();
+  // Arms the scenario's faults: crashes, catalog outages (which spare the checks' own reads).
+  void arm_faults();
   void check_snapshot(WatchedTable& table, const testing::ObservedSnapshot& snapshot);
   void check_state(WatchedTable& table);
   void check_atomic_visibility() const;
@@ -182,6 +193,13 @@ class World {
   bool final_ = false;
   std::uint64_t steps_ = 0;
   std::uint64_t checked_changes_ = ~std::uint64_t{0};
+  bool observing_ = false;
+  struct Outage {
+    std::uint64_t from_call;  // the replicator's catalog calls before it
+    int failures;
+  };
+  std::vector<Outage> outages_;
+  std::uint64_t catalog_calls_ = 0;
   int next_process_ = 1;
 };
 
@@ -335,22 +353,50 @@ void World::process(std::optional<int> stop_after) {
   source.forget_stream();
 }
 
-void World::run() {
+void World::arm_faults() {
   for (int crash = 0; crash < scenario_.crashes; ++crash) {
     failpoint::arm_call(
         random_.pick(kCrashPoints), [] { throw SimCrash{}; },
         failpoint::Trigger{failpoint::Action::kCall, {}, random_.below(4) + 1, 1});
   }
+  // A long outage outlasts the catalog's retry budget (30 s of 100 ms doubling to 5 s: 10 waits).
+  for (int outage = 0; outage < scenario_.brief_outages + scenario_.long_outages; ++outage) {
+    const bool brief = outage < scenario_.brief_outages;
+    outages_.push_back(
+        Outage{random_.below(40), static_cast<int>(brief ? random_.between(1, 4) : random_.between(12, 20))});
+  }
+  if (!outages_.empty()) {
+    failpoint::arm_call("iceberg.catalog.connection_lost", [this] {
+      if (observing_) return;
+      ++catalog_calls_;
+      for (Outage& outage : outages_) {
+        if (catalog_calls_ <= outage.from_call || outage.failures == 0) continue;
+        --outage.failures;
+        throw failpoint::FailpointError("iceberg.catalog.connection_lost");
+      }
+    });
+  }
+  if (scenario_.commit_reply_lost) {
+    failpoint::arm("iceberg.catalog.commit_reply_lost",
+                   failpoint::Trigger{failpoint::Action::kError, {}, random_.below(6) + 1, 1});
+  }
   // `corrupt` drops the change the replicator applies at that hit (docs/failpoints.md); no crash
-  // may then make it read the change again.
+  // or outage may then make it read the change again.
   if (fault_ == Fault::kLoseAChange) {
     failpoint::disarm_all();
     failpoint::arm("pipeline.apply_event",
                    failpoint::Trigger{failpoint::Action::kCorrupt, {}, random_.below(3) + 1, 1});
   }
+}
+
+void World::run() {
+  arm_faults();
   const int processes = static_cast<int>(random_.between(1, 4));
   for (int index = 0; index < processes; ++index) process(static_cast<int>(random_.between(3, 60)));
-  failpoint::disarm_all();
+  // The faults stop (a change to drop on purpose stays armed until it was dropped).
+  for (const std::string& point : kCrashPoints) failpoint::disarm(point);
+  failpoint::disarm("iceberg.catalog.connection_lost");
+  failpoint::disarm("iceberg.catalog.commit_reply_lost");
   final_ = true;
   while (ran_ < scenario_.transactions || schema_change_at_ >= 0) run_source_transaction();
   process(std::nullopt);
@@ -360,6 +406,11 @@ void World::run() {
 void World::observe() {
   if (catalog_.changes() == checked_changes_) return;
   checked_changes_ = catalog_.changes();
+  observing_ = true;  // the checks' reads are not the replicator's: no outage for them
+  struct Done {
+    bool& observing;
+    ~Done() { observing = false; }
+  } done{observing_};
   for (WatchedTable& table : watched_) {
     while (std::optional<testing::ObservedSnapshot> snapshot = table.watch.next()) check_snapshot(table, *snapshot);
     if (binlog_.keyed(table.name)) check_state(table);
@@ -480,7 +531,7 @@ void simulate(std::uint64_t seed, Fault fault = Fault::kNone) {
 }  // namespace
 
 TEST(ReplicatorSimulation, EverySnapshotHoldsExactlyTheSourceUpToItsPositionThroughCrashesAndPauses) {
-  testing::run_seeds(300, [](std::uint64_t seed) { simulate(seed); });
+  testing::run_seeds(1'000, [](std::uint64_t seed) { simulate(seed); });
 }
 
 // The checks can fail: a change the replicator drops once breaks them in every seed.
