@@ -2,7 +2,52 @@
 
 #include <algorithm>
 
+#include "core/error.h"
+
 namespace binberg {
+
+ValueShape value_shape(const Column& column) {
+  switch (column.type) {
+    case SourceType::kTinyInt:
+    case SourceType::kSmallInt:
+    case SourceType::kMediumInt:
+    case SourceType::kYear:
+      return ValueShape::kInt;
+    case SourceType::kInt:
+      return column.is_unsigned ? ValueShape::kLong : ValueShape::kInt;
+    case SourceType::kBigInt:
+      return column.is_unsigned ? ValueShape::kWideUnsigned : ValueShape::kLong;
+    case SourceType::kBit:
+      return column.precision >= 64 ? ValueShape::kWideUnsigned : ValueShape::kLong;
+    case SourceType::kFloat:
+      return ValueShape::kFloat;
+    case SourceType::kDouble:
+      return ValueShape::kDouble;
+    case SourceType::kDecimal:
+      return ValueShape::kDecimal;
+    case SourceType::kDate:
+      return ValueShape::kDate;
+    case SourceType::kTime:
+      return ValueShape::kTime;
+    case SourceType::kDateTime:
+      return ValueShape::kDateTime;
+    case SourceType::kTimestamp:
+      return ValueShape::kTimestamp;
+    case SourceType::kChar:
+    case SourceType::kVarchar:
+    case SourceType::kText:
+    case SourceType::kEnum:
+    case SourceType::kSet:
+    case SourceType::kJson:
+      return ValueShape::kString;
+    case SourceType::kBinary:
+    case SourceType::kVarbinary:
+    case SourceType::kBlob:
+    case SourceType::kGeometry:
+      return ValueShape::kBytes;
+  }
+  fail("column {}: unknown source type", column.name);
+}
 
 const char* to_string(SourceType type) {
   switch (type) {

@@ -55,6 +55,26 @@ struct Column {
   bool operator==(const Column&) const = default;
 };
 
+// What a column's values are, whatever the format that carries them: the one classification of
+// the source types the Iceberg schema (tables/table_mapping.h) and the Avro envelope
+// (envelope/column_codec.h) both follow, so the two paths type a column alike. Unsigned integers
+// that do not fit the next signed type, and BIT(64), are kWideUnsigned (a decimal of 20 digits).
+enum class ValueShape {
+  kInt,
+  kLong,
+  kWideUnsigned,
+  kFloat,
+  kDouble,
+  kDecimal,
+  kDate,
+  kTime,
+  kDateTime,
+  kTimestamp,
+  kString,
+  kBytes
+};
+ValueShape value_shape(const Column& column);
+
 struct TableSchema {
   std::string database;
   std::string table;

@@ -12,64 +12,7 @@ namespace binberg::envelope {
 
 namespace {
 
-// The Avro shape of a column; one place decides it for the schema and both value directions.
-enum class Shape {
-  kInt,
-  kLong,
-  kWideUnsigned,
-  kFloat,
-  kDouble,
-  kDecimal,
-  kDate,
-  kTime,
-  kDateTime,
-  kTimestamp,
-  kString,
-  kBytes
-};
-
-Shape shape_of(const Column& column) {
-  switch (column.type) {
-    case SourceType::kTinyInt:
-    case SourceType::kSmallInt:
-    case SourceType::kMediumInt:
-    case SourceType::kYear:
-      return Shape::kInt;
-    case SourceType::kInt:
-      return column.is_unsigned ? Shape::kLong : Shape::kInt;
-    case SourceType::kBigInt:
-      return column.is_unsigned ? Shape::kWideUnsigned : Shape::kLong;
-    case SourceType::kBit:
-      return column.precision >= 64 ? Shape::kWideUnsigned : Shape::kLong;
-    case SourceType::kFloat:
-      return Shape::kFloat;
-    case SourceType::kDouble:
-      return Shape::kDouble;
-    case SourceType::kDecimal:
-      return Shape::kDecimal;
-    case SourceType::kDate:
-      return Shape::kDate;
-    case SourceType::kTime:
-      return Shape::kTime;
-    case SourceType::kDateTime:
-      return Shape::kDateTime;
-    case SourceType::kTimestamp:
-      return Shape::kTimestamp;
-    case SourceType::kChar:
-    case SourceType::kVarchar:
-    case SourceType::kText:
-    case SourceType::kEnum:
-    case SourceType::kSet:
-    case SourceType::kJson:
-      return Shape::kString;
-    case SourceType::kBinary:
-    case SourceType::kVarbinary:
-    case SourceType::kBlob:
-    case SourceType::kGeometry:
-      return Shape::kBytes;
-  }
-  fail("column {}: unknown source type", column.name);
-}
+using Shape = ValueShape;  // the Avro shape of a column decides the schema and both value directions
 
 avro::Json decimal_type(unsigned precision, unsigned scale) {
   return avro::Json{{"type", "bytes"}, {"logicalType", "decimal"}, {"precision", precision}, {"scale", scale}};
@@ -106,7 +49,7 @@ Value integer_value(const Column& column, std::int64_t value) {
 
 // The value DATUM holds for COLUMN; errors name the value, from_avro adds the column.
 Value value_from_avro(const Column& column, const avro::Value& datum) {
-  switch (shape_of(column)) {
+  switch (value_shape(column)) {
     case Shape::kInt:
       return integer_value(column, datum.as<std::int32_t>());
     case Shape::kLong:
@@ -143,7 +86,7 @@ Value value_from_avro(const Column& column, const avro::Value& datum) {
 }  // namespace
 
 avro::Json column_avro_type(const Column& column) {
-  switch (shape_of(column)) {
+  switch (value_shape(column)) {
     case Shape::kInt:
       return "int";
     case Shape::kLong:
@@ -224,7 +167,7 @@ std::string avro_field_name(std::string_view column_name) {
 }
 
 avro::Value to_avro(const Column& column, const Value& value) {
-  switch (shape_of(column)) {
+  switch (value_shape(column)) {
     case Shape::kInt: {
       const std::int64_t v = signed_value(column, value);
       if (v < INT32_MIN || v > INT32_MAX) fail("column {}: {} does not fit an int", column.name, v);

@@ -84,23 +84,19 @@ bool is_primary_key(const TableSchema& table, std::size_t column) {
 
 iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column, const TypeMapping& types) {
   using iceberg::decimal_type;
-  switch (column.type) {
-    case SourceType::kTinyInt:
-    case SourceType::kSmallInt:
-    case SourceType::kMediumInt:
-    case SourceType::kYear:
+  switch (value_shape(column)) {
+    case ValueShape::kInt:
       return iceberg::int_type();
-    case SourceType::kInt:
-      return column.is_unsigned ? iceberg::long_type() : iceberg::int_type();
-    case SourceType::kBigInt:
-      return column.is_unsigned ? decimal_type(20, 0) : iceberg::long_type();
-    case SourceType::kBit:
-      return column.precision >= 64 ? decimal_type(20, 0) : iceberg::long_type();
-    case SourceType::kFloat:
+    case ValueShape::kLong:
+    case ValueShape::kTime:
+      return iceberg::long_type();
+    case ValueShape::kWideUnsigned:
+      return decimal_type(20, 0);
+    case ValueShape::kFloat:
       return iceberg::float_type();
-    case SourceType::kDouble:
+    case ValueShape::kDouble:
       return iceberg::double_type();
-    case SourceType::kDecimal:
+    case ValueShape::kDecimal:
       if (column.precision >= 1 && column.precision <= 38) {
         return decimal_type(static_cast<int>(column.precision), static_cast<int>(column.scale));
       }
@@ -110,25 +106,15 @@ iceberg::TypePtr iceberg_type(const TableSchema& table, const Column& column, co
                  fmt::format("Iceberg decimals hold at most 38 digits. Set [types] wide_decimal = \"string\" to keep "
                              "its values as their exact decimal text in a string column, {}",
                              kLeaveOut));
-    case SourceType::kDate:
+    case ValueShape::kDate:
       return iceberg::date_type();
-    case SourceType::kTime:
-      return iceberg::long_type();
-    case SourceType::kDateTime:
+    case ValueShape::kDateTime:
       return iceberg::timestamp_type();
-    case SourceType::kTimestamp:
+    case ValueShape::kTimestamp:
       return iceberg::timestamptz_type();
-    case SourceType::kChar:
-    case SourceType::kVarchar:
-    case SourceType::kText:
-    case SourceType::kEnum:
-    case SourceType::kSet:
-    case SourceType::kJson:
+    case ValueShape::kString:
       return iceberg::string_type();
-    case SourceType::kBinary:
-    case SourceType::kVarbinary:
-    case SourceType::kBlob:
-    case SourceType::kGeometry:
+    case ValueShape::kBytes:
       return iceberg::binary_type();
   }
   unmappable(table, column, "unknown source type");
