@@ -188,27 +188,10 @@ bool CaptureRules::matches(const std::string& database, const std::string& table
   return included;
 }
 
-Config parse_config(const std::string& text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& error) {
-    throw ConfigError(
-        fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
-  }
-  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "types", "commit", "replicator",
-                                                  "memory", "kafka",   "registry", "sink",  "metrics"};
-  for (const auto& [key, node] : root) {
-    if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
-      throw ConfigError(
-          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, types, commit, "
-                      "replicator, memory, kafka, registry, sink, metrics)",
-                      path, key.str()));
-    }
-  }
-  Config config;
-  config.path = path;
+namespace {
 
+// [source] and [source.tls]: the database binberg reads.
+void read_source(const toml::table& root, const std::string& path, Config& config) {
   Section source(root["source"].as_table(), "source", path);
   config.source.host = source.get_or<std::string>("host", "127.0.0.1");
   config.source.port = source.positive<std::uint16_t>("port", 3306);
@@ -227,13 +210,19 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.source.tls.cert_file = tls.get_or<std::string>("cert_file", "");
   config.source.tls.key_file = tls.get_or<std::string>("key_file", "");
   tls.check_all_understood();
+}
 
+// [capture]: which tables.
+void read_capture(const toml::table& root, const std::string& path, Config& config) {
   Section capture(root["capture"].as_table(), "capture", path);
   config.capture.include = capture.strings("include");
   config.capture.exclude = capture.strings("exclude");
   if (config.capture.include.empty()) capture.error("include", "name at least one pattern, e.g. [\"shop.*\"]");
   capture.check_all_understood();
+}
 
+// [iceberg]: the catalog and the tables binberg writes.
+void read_iceberg(const toml::table& root, const std::string& path, Config& config) {
   // A file for `binberg source` alone (a [kafka] section, no [iceberg]) needs no catalog.
   const bool catalog_required = root["iceberg"] || !root["kafka"];
   Section iceberg(root["iceberg"].as_table(), "iceberg", path);
@@ -254,7 +243,10 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.changelog_suffix = iceberg.get_or<std::string>("changelog_suffix", "_changelog");
   if (config.changelog_suffix.empty()) iceberg.error("changelog_suffix", "must not be empty");
   iceberg.check_all_understood();
+}
 
+// [types]: what source types without an exact Iceberg type become.
+void read_types(const toml::table& root, const std::string& path, Config& config) {
   Section types(root["types"].as_table(), "types", path);
   const std::string wide_decimal = types.get_or<std::string>("wide_decimal", "refuse");
   if (wide_decimal == "string") {
@@ -263,7 +255,10 @@ Config parse_config(const std::string& text, const std::string& path) {
     types.error("wide_decimal", fmt::format("'{}' is neither refuse nor string", wide_decimal));
   }
   types.check_all_understood();
+}
 
+// [commit] and [replicator]: when commits are cut, how snapshots are read.
+void read_commit(const toml::table& root, const std::string& path, Config& config) {
   Section commit(root["commit"].as_table(), "commit", path);
   config.commit.interval = std::chrono::milliseconds(commit.positive<std::uint32_t>("interval_ms", 1000));
   config.commit.max_events = commit.positive<std::size_t>("max_events", 200'000);
@@ -275,7 +270,10 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.writer_id = replicator.get_or<std::string>("writer_id", "binberg");
   config.snapshot_chunk_rows = replicator.positive<std::size_t>("snapshot_chunk_rows", 10'000);
   replicator.check_all_understood();
+}
 
+// [memory]: the bounds of what binberg buffers.
+void read_memory(const toml::table& root, const std::string& path, Config& config) {
   Section memory(root["memory"].as_table(), "memory", path);
   config.memory.transaction_buffer_bytes = memory.mebibytes("transaction_buffer_mb", 64);
   config.memory.spool_dir = memory.get_or<std::string>("spool_dir", "");
@@ -283,7 +281,10 @@ Config parse_config(const std::string& text, const std::string& path) {
   config.memory.writer_buffer_bytes = memory.mebibytes("writer_buffer_mb", 256);
   config.memory.index_bytes = memory.mebibytes("index_mb", 2048);
   memory.check_all_understood();
+}
 
+// [kafka] and [kafka.properties]: path B's broker and topics.
+void read_kafka(const toml::table& root, const std::string& path, Config& config) {
   Section kafka(root["kafka"].as_table(), "kafka", path);
   config.kafka.client.bootstrap_servers = kafka.get_or<std::string>("bootstrap_servers", "");
   config.kafka.topic_prefix = kafka.get_or<std::string>("topic_prefix", "binberg");
@@ -323,11 +324,18 @@ Config parse_config(const std::string& text, const std::string& path) {
       config.kafka.client.properties[name] = *node.value<std::string>();
     }
   }
+}
+
+// [registry]: the schema registry.
+void read_registry(const toml::table& root, const std::string& path, Config& config) {
   Section registry(root["registry"].as_table(), "registry", path);
   config.kafka.registry.url = registry.get_or<std::string>("url", "");
   config.kafka.registry.timeout = std::chrono::milliseconds(registry.positive<std::uint32_t>("timeout_ms", 10'000));
   registry.check_all_understood();
+}
 
+// [sink]: what `binberg sink` reads and where bad records go.
+void read_sink(const toml::table& root, const std::string& path, Config& config) {
   Section sink(root["sink"].as_table(), "sink", path);
   config.kafka.sink_topics = sink.strings("topics");
   config.kafka.sink_group = sink.get_or<std::string>("group_id", "binberg-sink");
@@ -355,10 +363,42 @@ Config parse_config(const std::string& text, const std::string& path) {
     }
   }
   sink.check_all_understood();
+}
 
+// [metrics]: where the Prometheus endpoint listens.
+void read_metrics(const toml::table& root, const std::string& path, Config& config) {
   Section metrics(root["metrics"].as_table(), "metrics", path);
   config.metrics_address = metrics.get_or<std::string>("address", "");
   metrics.check_all_understood();
+}
+
+}  // namespace
+
+Config parse_config(const std::string& text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& error) {
+    throw ConfigError(
+        fmt::format("{}:{}:{}: {}", path, error.source().begin.line, error.source().begin.column, error.description()));
+  }
+  static const std::set<std::string> kSections = {"source", "capture", "iceberg",  "types", "commit", "replicator",
+                                                  "memory", "kafka",   "registry", "sink",  "metrics"};
+  for (const auto& [key, node] : root) {
+    if (!kSections.contains(std::string(key.str())) || !node.is_table()) {
+      throw ConfigError(
+          fmt::format("{}: unknown section or option '{}' (sections: source, capture, iceberg, types, commit, "
+                      "replicator, memory, kafka, registry, sink, metrics)",
+                      path, key.str()));
+    }
+  }
+  Config config;
+  config.path = path;
+
+  for (const auto read : {read_source, read_capture, read_iceberg, read_types, read_commit, read_memory, read_kafka,
+                          read_registry, read_sink, read_metrics}) {
+    read(root, path, config);
+  }
   return config;
 }
 
@@ -399,19 +439,36 @@ std::optional<std::string> stopped_reason(const Config& config, iceberg::Catalog
   return std::nullopt;
 }
 
-replicate::ReplicatorOptions replicator_options(const Config& config, std::vector<capture::CapturedTable> tables) {
-  require_catalog(config);
-  replicate::ReplicatorOptions options;
+namespace {
+
+// The options every reader of the binlog takes (path A's replicator, path B's source): the same
+// fields, from the same keys.
+template <typename Options>
+void set_capture_options(const Config& config, std::vector<capture::CapturedTable> tables, Options& options) {
   options.source = config.source;
   options.server_id = config.server_id;
   options.tables = std::move(tables);
+  options.snapshot_chunk_rows = config.snapshot_chunk_rows;
+  options.reader = reader_options(config);
+}
+
+// The options every writer of the table pairs takes (path A's replicator, path B's sink).
+template <typename Options>
+void set_table_options(const Config& config, Options& options) {
   options.iceberg_namespace = config.iceberg_namespace;
   options.changelog_suffix = config.changelog_suffix;
   options.commit = config.commit;
   options.writer = writer_options(config);
-  options.snapshot_chunk_rows = config.snapshot_chunk_rows;
-  options.reader = reader_options(config);
   options.types = config.types;
+}
+
+}  // namespace
+
+replicate::ReplicatorOptions replicator_options(const Config& config, std::vector<capture::CapturedTable> tables) {
+  require_catalog(config);
+  replicate::ReplicatorOptions options;
+  set_capture_options(config, std::move(tables), options);
+  set_table_options(config, options);
   return options;
 }
 
@@ -434,22 +491,16 @@ sink::KafkaSinkOptions kafka_sink_options(const Config& config) {
   options.dead_letters = sink::DeadLetterTopicOptions{config.kafka.sink_dead_letter_replication_factor,
                                                       config.kafka.sink_dead_letter_retention_ms,
                                                       config.kafka.sink_allow_finite_dead_letter_retention};
-  options.iceberg_namespace = config.iceberg_namespace;
-  options.changelog_suffix = config.changelog_suffix;
-  options.commit = config.commit;
-  options.writer = writer_options(config);
+  set_table_options(config, options);
   options.max_consecutive_failures = config.kafka.max_retries;
   options.queue_records = config.memory.queue_events;
-  options.types = config.types;
   return options;
 }
 
 publish::KafkaSourceOptions kafka_source_options(const Config& config, std::vector<capture::CapturedTable> tables) {
   require_kafka(config);
   publish::KafkaSourceOptions options;
-  options.source = config.source;
-  options.server_id = config.server_id;
-  options.tables = std::move(tables);
+  set_capture_options(config, std::move(tables), options);
   options.kafka = config.kafka.client;
   options.registry = config.kafka.registry;
   options.topic_prefix = config.kafka.topic_prefix;
@@ -462,8 +513,6 @@ publish::KafkaSourceOptions kafka_source_options(const Config& config, std::vect
   options.commit = config.commit;  // idle_position_interval
   options.commit.interval = config.kafka.save_interval;
   options.commit.max_events = config.kafka.save_max_records;
-  options.snapshot_chunk_rows = config.snapshot_chunk_rows;
-  options.reader = reader_options(config);
   return options;
 }
 
