@@ -189,19 +189,27 @@ std::string RebuildFrom::to_string() const {
   return "";
 }
 
-std::map<std::string, SinkRebuildTopic> plan_rebuild(iceberg::Catalog& catalog, const KafkaSinkOptions& options,
-                                                     const RebuildFrom& from) {
-  if (options.iceberg_namespace.empty()) throw ConfigError("--rebuild needs the namespace to rebuild into");
-  const auto originals = load_consistent_originals(catalog, options);
+namespace {
+
+// Each topic's first offset per partition (what retention left).
+using FirstOffsets = std::map<std::string, std::vector<std::int64_t>>;
+
+FirstOffsets first_offsets_of(const KafkaSinkOptions& options) {
   auto consumer = kafka::Consumer::create(kafka::ConsumerOptions{options.kafka, options.group_id, true});
-  std::map<std::string, std::vector<std::int64_t>> first_offsets;  // by topic, per partition
+  FirstOffsets first_offsets;
   for (const std::string& topic : options.topics) {
     const std::int32_t partitions = kafka::partition_count(options.kafka, topic);
     for (std::int32_t partition = 0; partition < partitions; ++partition) {
       first_offsets[topic].push_back(consumer.watermarks(topic, partition, std::chrono::seconds(30)).first);
     }
   }
-  // The newest cut at or before FROM (commits only move offsets and time forward).
+  return first_offsets;
+}
+
+// The newest cut at or before FROM (commits only move offsets and time forward); nullopt: none,
+// the rebuild starts from empty tables.
+std::optional<Cut> newest_cut_at(const std::map<std::string, OriginalTables>& originals, const RebuildFrom& from,
+                                 const FirstOffsets& first_offsets) {
   const auto fits = [&](const Cut& cut) {
     if (from.kind == RebuildFrom::Kind::kTimestamp) return cut.timestamp_ms <= from.value;
     for (const auto& [topic, snapshot] : cut.changelog) {
@@ -220,49 +228,70 @@ std::map<std::string, SinkRebuildTopic> plan_rebuild(iceberg::Catalog& catalog, 
     if (!fits(cut)) break;
     seed = cut;
   }
+  return seed;
+}
+
+// Throws ConfigError when a record REBUILD needs from its seed on is no longer in TOPIC.
+void require_records_from_seed(const SinkRebuildTopic& rebuild, const std::string& topic,
+                               const std::vector<std::int64_t>& firsts, const RebuildFrom& from) {
+  const auto seed_offsets = sink_next_offsets(rebuild.seed_offsets, "the seed");
+  for (std::size_t partition = 0; partition < firsts.size(); ++partition) {
+    const auto it = seed_offsets.find(Partition(static_cast<std::int32_t>(partition)));
+    const std::int64_t needed = it == seed_offsets.end() ? 0 : it->second.value;
+    if (needed < firsts[partition]) {
+      throw ConfigError(fmt::format(
+          "--from {}: topic {} [{}] starts at offset {} (retention deleted what was before it), but a rebuild from "
+          "{} needs it from offset {}; choose a later --from",
+          from.to_string(), topic, partition, firsts[partition],
+          rebuild.seed_changelog_snapshot ? fmt::format("snapshot {}", *rebuild.seed_changelog_snapshot)
+                                          : std::string("empty tables"),
+          needed));
+    }
+  }
+}
+
+// TOPIC's rebuild: the original TABLES' offsets to reach, seeded from SEED's snapshots of them.
+SinkRebuildTopic plan_topic(const std::string& topic, const OriginalTables& tables, const std::optional<Cut>& seed,
+                            const RebuildFrom& from) {
+  SinkRebuildTopic rebuild;
+  rebuild.original_changelog = tables.changelog.id;
+  if (tables.state) rebuild.original_state = tables.state->id;
+  const iceberg::Snapshot* target = newest_sink_snapshot(tables.changelog.metadata);
+  if (target != nullptr) {
+    rebuild.target = sink_next_offsets(*sink_offsets(*target), tables.changelog.id.to_string());
+    rebuild.target_changelog_snapshot = tables.changelog.metadata.current_snapshot_id;
+  }
+  if (tables.state && tables.state->metadata.current_snapshot() != nullptr) {
+    rebuild.target_state_snapshot = tables.state->metadata.current_snapshot_id;
+  }
+  if (!seed || !seed->changelog.contains(topic)) return rebuild;
+  const iceberg::Snapshot* changelog = seed->changelog.at(topic);
+  rebuild.seed_changelog_snapshot = changelog->snapshot_id;
+  rebuild.seed_offsets = *sink_offsets(*changelog);
+  if (tables.state) {
+    const auto state = seed->state.find(topic);
+    if (state == seed->state.end() || *sink_offsets(*state->second) != rebuild.seed_offsets) {
+      throw ConfigError(fmt::format(
+          "--from {}: the snapshot of {} that goes with snapshot {} of {} was expired; choose a later --from",
+          from.to_string(), tables.state->id.to_string(), changelog->snapshot_id, tables.changelog.id.to_string()));
+    }
+    rebuild.seed_state_snapshot = state->second->snapshot_id;
+  }
+  return rebuild;
+}
+
+}  // namespace
+
+std::map<std::string, SinkRebuildTopic> plan_rebuild(iceberg::Catalog& catalog, const KafkaSinkOptions& options,
+                                                     const RebuildFrom& from) {
+  if (options.iceberg_namespace.empty()) throw ConfigError("--rebuild needs the namespace to rebuild into");
+  const auto originals = load_consistent_originals(catalog, options);
+  const FirstOffsets first_offsets = first_offsets_of(options);
+  const std::optional<Cut> seed = newest_cut_at(originals, from, first_offsets);
   std::map<std::string, SinkRebuildTopic> plan;
   for (const auto& [topic, tables] : originals) {
-    SinkRebuildTopic& rebuild = plan[topic];
-    rebuild.original_changelog = tables.changelog.id;
-    if (tables.state) rebuild.original_state = tables.state->id;
-    const iceberg::Snapshot* target = newest_sink_snapshot(tables.changelog.metadata);
-    if (target != nullptr) {
-      rebuild.target = sink_next_offsets(*sink_offsets(*target), tables.changelog.id.to_string());
-      rebuild.target_changelog_snapshot = tables.changelog.metadata.current_snapshot_id;
-    }
-    if (tables.state && tables.state->metadata.current_snapshot() != nullptr) {
-      rebuild.target_state_snapshot = tables.state->metadata.current_snapshot_id;
-    }
-    if (seed && seed->changelog.contains(topic)) {
-      const iceberg::Snapshot* changelog = seed->changelog.at(topic);
-      rebuild.seed_changelog_snapshot = changelog->snapshot_id;
-      rebuild.seed_offsets = *sink_offsets(*changelog);
-      if (tables.state) {
-        const auto state = seed->state.find(topic);
-        if (state == seed->state.end() || *sink_offsets(*state->second) != rebuild.seed_offsets) {
-          throw ConfigError(fmt::format(
-              "--from {}: the snapshot of {} that goes with snapshot {} of {} was expired; choose a later --from",
-              from.to_string(), tables.state->id.to_string(), changelog->snapshot_id, tables.changelog.id.to_string()));
-        }
-        rebuild.seed_state_snapshot = state->second->snapshot_id;
-      }
-    }
-    // The records from the seed on must still be in the topic.
-    const auto seed_offsets = sink_next_offsets(rebuild.seed_offsets, "the seed");
-    const auto& firsts = first_offsets.at(topic);
-    for (std::size_t partition = 0; partition < firsts.size(); ++partition) {
-      const auto it = seed_offsets.find(Partition(static_cast<std::int32_t>(partition)));
-      const std::int64_t needed = it == seed_offsets.end() ? 0 : it->second.value;
-      if (needed < firsts[partition]) {
-        throw ConfigError(fmt::format(
-            "--from {}: topic {} [{}] starts at offset {} (retention deleted what was before it), but a rebuild from "
-            "{} needs it from offset {}; choose a later --from",
-            from.to_string(), topic, partition, firsts[partition],
-            rebuild.seed_changelog_snapshot ? fmt::format("snapshot {}", *rebuild.seed_changelog_snapshot)
-                                            : std::string("empty tables"),
-            needed));
-      }
-    }
+    SinkRebuildTopic& rebuild = plan[topic] = plan_topic(topic, tables, seed, from);
+    require_records_from_seed(rebuild, topic, first_offsets.at(topic), from);
   }
   return plan;
 }

@@ -10,18 +10,12 @@
 #include "core/assert.h"
 #include "core/failpoint.h"
 #include "iceberg/table_writer.h"
+#include "sink/delivery_checks.h"
 #include "sink/kafka_sink.h"
+#include "sink/replay_history.h"
 #include "sink/session_open.h"
 
 namespace binberg::sink {
-namespace {
-
-// A replay reads the partitions its origin is not in from this long before the origin's time:
-// records carry their producer's clock, and a source started again on another host may run behind.
-constexpr std::chrono::milliseconds kReplayClockSlack = std::chrono::minutes(10);
-
-}  // namespace
-
 SinkSession::SinkSession(SinkContext context)
     : sink_(context),
       options_(context.options),
@@ -95,55 +89,6 @@ void SinkSession::handle(ReadRecord& read, Arrival arrival) {
   }
 }
 
-// Invariant 5: a record past the one expected in its partition is a gap when the records skipped
-// were deleted before they were read; its table stops before anything of it is committed past the
-// gap. (The consumer reports an offset it cannot read instead of jumping, so this is the second
-// line: a fetch that raced retention, a consumer configured otherwise, a simulated one.)
-void SinkSession::check_delivery(const kafka::ConsumedRecord& record) {
-  const Partition partition(record.partition);
-  const std::optional<Offset> expected = state_.delivered({record.topic, record.partition}, Offset(record.offset));
-  if (!expected) return;
-  // Usually a transaction marker: what the last fetch said is enough unless it says records are gone.
-  std::optional<Offset> first = input_->known_first_offset(record.topic, partition);
-  if (!first || *first > *expected) first = input_->bounds(record.topic, partition).first;
-  stop_at_deleted(state_.table(record.topic), partition, *expected, Offset(record.offset), *first);
-}
-
-// A consumer that jumped over deleted records to the end of what is left reports the end with no
-// record after the jump: its table is not "read to its end" (it would claim a source position it
-// lacks changes before), it has a gap.
-void SinkSession::check_end(const kafka::PartitionEnd& end) {
-  const Partition partition(end.partition);
-  const Offset expected = state_.expected({end.topic, end.partition});
-  const std::optional<Offset> known = input_->known_first_offset(end.topic, partition);
-  if (!known || *known <= expected) return;  // the usual case: no broker call
-  const Offset first = input_->bounds(end.topic, partition).first;
-  stop_at_deleted(state_.table(end.topic), partition, expected, first, first);
-}
-
-void SinkSession::check_partition_starts() {
-  for (auto& [topic, table] : state_.tables()) {
-    for (std::int32_t number = 0; number < table.partitions; ++number) {
-      const Partition partition(number);
-      std::optional<Offset> first;
-      try {
-        first = input_->bounds(topic, partition).first;
-      } catch (const Error& error) {  // the broker does not answer: the wait goes on, as before
-        spdlog::debug("sink: {} [{}]: where it starts is not known: {}", topic, number, error.what());
-        continue;
-      }
-      stop_at_deleted(table, partition, state_.expected({topic, number}), *first, *first);
-    }
-  }
-}
-
-void SinkSession::stop_at_deleted(const TableState& table, Partition partition, Offset expected, Offset delivered,
-                                  Offset first) {
-  if (const auto gap = gap_in_delivery(expected, table.needed_from(partition), delivered, first)) {
-    stop_at_gap(table, partition, *gap);
-  }
-}
-
 void SinkSession::handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts) {
   const kafka::ConsumedRecord& record = read.record;
   std::variant<ChangeEvent, std::string> change = take_change(read);
@@ -211,20 +156,7 @@ void SinkSession::replay(TableState& table, const ReadRecord& read, ChangeEvent 
   const RecordOrigin& origin = replay_of.origin;
   map_schema(table, event.schema, record);
   if (const auto problem = key_problem(read, event)) return quarantine(record, *problem);
-  std::vector<std::vector<HistoryRecord>> partitions;
-  for (std::int32_t number = 0; number < input_->partition_count(record.topic); ++number) {
-    const Partition partition(number);
-    Offset from;  // the partition's start when the origin's time is unknown
-    if (origin.topic == record.topic && origin.partition == number) {
-      from = Offset(origin.offset).next();
-    } else if (replay_of.origin_timestamp_ms) {
-      from =
-          input_->offset_at_time(record.topic, partition, *replay_of.origin_timestamp_ms - kReplayClockSlack.count());
-    }
-    const Offset to = number == record.partition ? Offset(record.offset) : kToTheEnd;
-    partitions.push_back(input_->read_between(record.topic, partition, from, to));
-  }
-  const ReplayVerdict verdict = judge_replay_across(partitions, event, origin);
+  const ReplayVerdict verdict = judge_replay_across(replay_history(*input_, record, replay_of), event, origin);
   sink_.metrics.replays.counter({to_string(verdict)}).add();
   spdlog::info("sink: {} [{}] offset {} replays {} (event {}): {}", record.topic, record.partition, record.offset,
                origin.to_string(), event.event_id, to_string(verdict));
@@ -412,7 +344,7 @@ void SinkSession::run(const std::function<bool()>& stop) {
       handle(read, Arrival::kHandedBack);
     } else if (std::optional<ReadItem> item = input_->next(options_.poll_timeout)) {
       if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
-        check_end(*end);
+        DeliveryChecks(state_, *input_).end(*end);
         state_.at_end({end->topic, end->partition});
         if (end->offset >= 0) {
           state_.read_to_end(state_.table(end->topic), Partition(end->partition), Offset(end->offset));
@@ -421,7 +353,7 @@ void SinkSession::run(const std::function<bool()>& stop) {
       } else {
         ReadRecord& read = std::get<ReadRecord>(*item);
         state_.read_in({read.record.topic, read.record.partition});
-        check_delivery(read.record);
+        DeliveryChecks(state_, *input_).record(read.record);
         handle(read, Arrival::kRead);
       }
     }
@@ -442,7 +374,7 @@ void SinkSession::run(const std::function<bool()>& stop) {
         return;
       }
     } else if (drain.draining() && clock_.now() - draining_since >= std::chrono::seconds(30)) {
-      check_partition_starts();
+      DeliveryChecks(state_, *input_).partition_starts();
       spdlog::warn("sink: waiting {} s for {} transactions to arrive whole (first: {})",
                    std::chrono::duration_cast<std::chrono::seconds>(clock_.now() - draining_since).count(),
                    state_.transactions().size(), state_.transactions().first());

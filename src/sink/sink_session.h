@@ -57,16 +57,6 @@ class SinkSession {
  private:
   void open();  // session_open.h
 
-  // Stops RECORD's table when the reader skipped records that were deleted before it read them.
-  void check_delivery(const kafka::ConsumedRecord& record);
-  // The same for a partition's end reached past records deleted before they were read.
-  void check_end(const kafka::PartitionEnd& end);
-  // The same for every partition, asking the broker where each starts: while transactions wait to
-  // arrive whole, their missing records may have been deleted with no record or end to show it.
-  void check_partition_starts();
-  // Stops TABLE when PARTITION, where the reader expected EXPECTED next and went on at DELIVERED
-  // (a record, or the partition's start), starts at FIRST past what the table needs.
-  void stop_at_deleted(const TableState& table, Partition partition, Offset expected, Offset delivered, Offset first);
   // Logs that every partition read again (--from) reached the tables' offsets.
   void log_reread_done() const;
   void handle(ReadRecord& read, Arrival arrival);
