@@ -274,149 +274,169 @@ std::optional<Value> existing_rows_value(const TableSchema& table, const Column&
       where, existing_rows.text));
 }
 
-SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
-  const TableSchema& before = *input.before;
-  const TableSchema& now = *input.now;
-  SchemaChangePlan plan;
-  // The columns after the statement, each with the name it had in the Iceberg tables (empty: new).
-  struct Entry {
-    Column column;
-    std::string original_name;
-  };
-  std::vector<Entry> columns;
-  for (const Column& column : before.columns) columns.push_back(Entry{column, column.name});
-  std::vector<std::string> key;
-  for (std::size_t c : before.primary_key) key.push_back(before.columns[c].name);
+namespace {
+
+// A column after the statement, with the name it had in the Iceberg tables (empty: new).
+struct PlannedColumn {
+  Column column;
+  std::string original_name;
+};
+
+// The source table's columns and key as INPUT's statement leaves them, one column change after
+// the other; refuses (SchemaChangeRefused) what the tables cannot follow.
+class ColumnEdits {
+ public:
+  explicit ColumnEdits(const SchemaChangeInput& input) : input_(input), before_(*input.before), now_(*input.now) {
+    for (const Column& column : before_.columns) columns_.push_back(PlannedColumn{column, column.name});
+    for (std::size_t c : before_.primary_key) key_.push_back(before_.columns[c].name);
+  }
+
+  void apply(const ColumnChange& change, SchemaChangePlan& plan) {
+    switch (change.kind) {
+      case ColumnChange::Kind::kIndexOrOption:
+      case ColumnChange::Kind::kSetDefault:
+        return;
+      case ColumnChange::Kind::kAdd: {
+        if (find(change.column) != columns_.end()) return;  // ADD IF NOT EXISTS of a column that exists
+        Column column = definition_now(change, change.column);
+        if (std::optional<Value> value = existing_rows_value(before_, column, change.existing_rows)) {
+          plan.existing_rows.emplace_back(column.name, std::move(*value));
+        }
+        columns_.push_back(PlannedColumn{std::move(column), ""});
+        plan.changes_tables = true;
+        return;
+      }
+      case ColumnChange::Kind::kDrop: {
+        const auto it = find(change.column);
+        if (it == columns_.end()) return;  // DROP IF EXISTS of a column that does not
+        if (is_key(change.column)) refuse(before_, change, "drops a primary-key column");
+        columns_.erase(it);
+        plan.changes_tables = true;
+        return;
+      }
+      case ColumnChange::Kind::kRename:
+      case ColumnChange::Kind::kModify:
+        rename_or_modify(change);
+        plan.changes_tables = true;
+        return;
+      case ColumnChange::Kind::kPrimaryKey:
+        refuse(before_, change, "changes the primary key, which the current-state table is keyed on");
+      case ColumnChange::Kind::kRenameTable:
+        refuse(before_, change, "renames the table; capture it under its new name with a fresh start");
+      case ColumnChange::Kind::kUnknown:
+        refuse(before_, change, "is not a change binberg knows how to apply");
+    }
+  }
+
+  // The columns in source order as the server has it now (columns a later statement dropped keep
+  // their place at the end), named as the server spells them now (the statement may have spelled
+  // them otherwise).
+  std::vector<PlannedColumn> columns() {
+    for (PlannedColumn& e : columns_) {
+      if (const auto c = now_.find_column(e.column.name)) e.column.name = now_.columns[*c].name;
+    }
+    std::stable_sort(columns_.begin(), columns_.end(), [&](const PlannedColumn& a, const PlannedColumn& b) {
+      const auto position = [&](const PlannedColumn& e) { return now_.column_index(e.column.name).value_or(SIZE_MAX); };
+      return position(a) < position(b);
+    });
+    return columns_;
+  }
+  std::vector<std::string> key() const {
+    std::vector<std::string> key = key_;
+    for (std::string& k : key) {
+      if (const auto c = now_.find_column(k)) k = now_.columns[*c].name;
+    }
+    return key;
+  }
+  bool is_key(const std::string& name) const {
+    return std::any_of(key_.begin(), key_.end(), [&](const std::string& k) { return same_column_name(k, name); });
+  }
+
+ private:
   // DDL may spell a column in another case than its definition: names compare as the server's do.
-  const auto find = [&](const std::string& name) {
-    return std::find_if(columns.begin(), columns.end(),
-                        [&](const Entry& e) { return same_column_name(e.column.name, name); });
-  };
-  const auto is_key = [&](const std::string& name) {
-    return std::any_of(key.begin(), key.end(), [&](const std::string& k) { return same_column_name(k, name); });
-  };
-  const auto definition_now = [&](const ColumnChange& change, const std::string& name) {
-    if (const auto c = now.find_column(name)) return now.columns[*c];
+  std::vector<PlannedColumn>::iterator find(const std::string& name) {
+    return std::find_if(columns_.begin(), columns_.end(),
+                        [&](const PlannedColumn& e) { return same_column_name(e.column.name, name); });
+  }
+
+  Column definition_now(const ColumnChange& change, const std::string& name) const {
+    if (const auto c = now_.find_column(name)) return now_.columns[*c];
     // A later statement removed or renamed it: the declaration is all there is.
     std::optional<Column> declared = declared_column(name, change.type, change.not_null);
-    if (!declared || (change.kind == ColumnChange::Kind::kModify && !input.accepted)) {
-      refuse(before, change,
+    if (!declared || (change.kind == ColumnChange::Kind::kModify && !input_.accepted)) {
+      refuse(before_, change,
              fmt::format("names column {}, which the source table no longer has (a later statement changed it), "
                          "so binberg cannot read its full definition to judge the change; accept it with "
                          "--accept-schema-change if it kept every value",
                          name));
     }
     return *declared;
-  };
-
-  for (const ColumnChange& change : input.statement->changes) {
-    switch (change.kind) {
-      case ColumnChange::Kind::kIndexOrOption:
-      case ColumnChange::Kind::kSetDefault:
-        break;
-      case ColumnChange::Kind::kAdd: {
-        if (find(change.column) != columns.end()) break;  // ADD IF NOT EXISTS of a column that exists
-        Column column = definition_now(change, change.column);
-        if (std::optional<Value> value = existing_rows_value(before, column, change.existing_rows)) {
-          plan.existing_rows.emplace_back(column.name, std::move(*value));
-        }
-        columns.push_back(Entry{std::move(column), ""});
-        plan.changes_tables = true;
-        break;
-      }
-      case ColumnChange::Kind::kDrop: {
-        const auto it = find(change.column);
-        if (it == columns.end()) break;  // DROP IF EXISTS of a column that does not
-        if (is_key(change.column)) {
-          refuse(before, change, "drops a primary-key column");
-        }
-        columns.erase(it);
-        plan.changes_tables = true;
-        break;
-      }
-      case ColumnChange::Kind::kRename:
-      case ColumnChange::Kind::kModify: {
-        const auto it = find(change.column);
-        if (it == columns.end()) refuse(before, change, fmt::format("names unknown column {}", change.column));
-        if (!same_column_name(change.new_name, change.column) && find(change.new_name) != columns.end()) {
-          refuse(before, change, fmt::format("renames onto existing column {}", change.new_name));
-        }
-        if (change.kind == ColumnChange::Kind::kModify) {
-          Column next = definition_now(change, change.new_name);
-          if (auto why = lossy_change(it->column, next); why && !input.accepted) {
-            refuse(before, change,
-                   *why +
-                       "; if you know it did not (strict SQL mode refuses lossy changes), accept it with "
-                       "--accept-schema-change");
-          }
-          if (is_key(change.column)) {
-            // The table is keyed on the type its field holds, whatever [types] says now.
-            const iceberg::NestedField* field = input.changelog->find_field(it->original_name);
-            const TypeMapping held = field ? mapping_held(it->column, *field->type, input.types) : input.types;
-            if (iceberg_type(before, it->column, held)->to_string() != iceberg_type(before, next, held)->to_string()) {
-              refuse(before, change, "changes the type of a primary-key column, which the table is keyed on");
-            }
-          }
-          it->column = std::move(next);
-        }
-        for (auto& k : key) {
-          if (same_column_name(k, change.column)) k = change.new_name;
-        }
-        it->column.name = change.new_name;
-        plan.changes_tables = true;
-        break;
-      }
-      case ColumnChange::Kind::kPrimaryKey:
-        refuse(before, change, "changes the primary key, which the current-state table is keyed on");
-      case ColumnChange::Kind::kRenameTable:
-        refuse(before, change, "renames the table; capture it under its new name with a fresh start");
-      case ColumnChange::Kind::kUnknown:
-        refuse(before, change, "is not a change binberg knows how to apply");
-    }
   }
 
-  // Names as the server spells them now (the statement may have spelled them otherwise).
-  for (Entry& e : columns) {
-    if (const auto c = now.find_column(e.column.name)) e.column.name = now.columns[*c].name;
-  }
-  for (std::string& k : key) {
-    if (const auto c = now.find_column(k)) k = now.columns[*c].name;
-  }
-  // Source order as the server has it now; columns a later statement dropped keep their place at the end.
-  std::stable_sort(columns.begin(), columns.end(), [&](const Entry& a, const Entry& b) {
-    const auto position = [&](const Entry& e) { return now.column_index(e.column.name).value_or(SIZE_MAX); };
-    return position(a) < position(b);
-  });
-  auto source = std::make_shared<TableSchema>();
-  source->database = before.database;
-  source->table = before.table;
-  for (const Entry& e : columns) source->columns.push_back(e.column);
-  for (const std::string& name : key) source->primary_key.push_back(*source->find_column(name));
-  plan.source = source;
-
-  check_changelog_names(*source);
-  if (input.state != nullptr) {
-    SchemaBuilder builder(*input.state, input.state_last_column_id, input.accepted, input.types);
-    std::vector<iceberg::NestedField> fields;
-    std::vector<std::int32_t> identifiers;
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      fields.push_back(builder.field(*source, columns[c].column, columns[c].column.name, columns[c].original_name,
-                                     is_key(columns[c].column.name) || !columns[c].column.nullable));
+  void rename_or_modify(const ColumnChange& change) {
+    const auto it = find(change.column);
+    if (it == columns_.end()) refuse(before_, change, fmt::format("names unknown column {}", change.column));
+    if (!same_column_name(change.new_name, change.column) && find(change.new_name) != columns_.end()) {
+      refuse(before_, change, fmt::format("renames onto existing column {}", change.new_name));
     }
-    for (const std::string& name : key) {
-      for (const auto& field : fields) {
-        if (field.name == name) identifiers.push_back(field.id);
+    if (change.kind == ColumnChange::Kind::kModify) {
+      Column next = definition_now(change, change.new_name);
+      if (auto why = lossy_change(it->column, next); why && !input_.accepted) {
+        refuse(before_, change,
+               *why +
+                   "; if you know it did not (strict SQL mode refuses lossy changes), accept it with "
+                   "--accept-schema-change");
       }
+      if (is_key(change.column)) {
+        // The table is keyed on the type its field holds, whatever [types] says now.
+        const iceberg::NestedField* field = input_.changelog->find_field(it->original_name);
+        const TypeMapping held = field ? mapping_held(it->column, *field->type, input_.types) : input_.types;
+        if (iceberg_type(before_, it->column, held)->to_string() != iceberg_type(before_, next, held)->to_string()) {
+          refuse(before_, change, "changes the type of a primary-key column, which the table is keyed on");
+        }
+      }
+      it->column = std::move(next);
     }
-    plan.state.emplace(input.state->schema_id(), std::move(fields), std::move(identifiers));
+    for (auto& k : key_) {
+      if (same_column_name(k, change.column)) k = change.new_name;
+    }
+    it->column.name = change.new_name;
   }
+
+  const SchemaChangeInput& input_;
+  const TableSchema& before_;
+  const TableSchema& now_;
+  std::vector<PlannedColumn> columns_;
+  std::vector<std::string> key_;
+};
+
+iceberg::Schema evolved_state_schema(const SchemaChangeInput& input, const TableSchema& source,
+                                     const std::vector<PlannedColumn>& columns, const ColumnEdits& edits,
+                                     const std::vector<std::string>& key) {
+  SchemaBuilder builder(*input.state, input.state_last_column_id, input.accepted, input.types);
+  std::vector<iceberg::NestedField> fields;
+  std::vector<std::int32_t> identifiers;
+  for (const PlannedColumn& planned : columns) {
+    fields.push_back(builder.field(source, planned.column, planned.column.name, planned.original_name,
+                                   edits.is_key(planned.column.name) || !planned.column.nullable));
+  }
+  for (const std::string& name : key) {
+    for (const auto& field : fields) {
+      if (field.name == name) identifiers.push_back(field.id);
+    }
+  }
+  return iceberg::Schema(input.state->schema_id(), std::move(fields), std::move(identifiers));
+}
+
+iceberg::Schema evolved_changelog_schema(const SchemaChangeInput& input, const TableSchema& source,
+                                         const std::vector<PlannedColumn>& columns) {
   SchemaBuilder builder(*input.changelog, input.changelog_last_column_id, input.accepted, input.types);
   std::vector<iceberg::NestedField> fields(input.changelog->fields().begin(),
                                            input.changelog->fields().begin() + kChangelogMetadataColumns);
   for (const bool before_image : {false, true}) {
     const std::string prefix = before_image ? std::string(kBeforeImagePrefix) : "";
-    for (const Entry& e : columns) {
-      fields.push_back(builder.field(*source, e.column, prefix + e.column.name,
+    for (const PlannedColumn& e : columns) {
+      fields.push_back(builder.field(source, e.column, prefix + e.column.name,
                                      e.original_name.empty() ? "" : prefix + e.original_name, false));
     }
   }
@@ -429,7 +449,26 @@ SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
     fields.push_back(iceberg::NestedField{
         old.id, name_taken ? fmt::format("{}__dropped_{}", old.name, old.id) : old.name, false, old.type, old.doc});
   }
-  plan.changelog = iceberg::Schema(input.changelog->schema_id(), std::move(fields));
+  return iceberg::Schema(input.changelog->schema_id(), std::move(fields));
+}
+
+}  // namespace
+
+SchemaChangePlan plan_schema_change(const SchemaChangeInput& input) {
+  SchemaChangePlan plan;
+  ColumnEdits edits(input);
+  for (const ColumnChange& change : input.statement->changes) edits.apply(change, plan);
+  const std::vector<PlannedColumn> columns = edits.columns();
+  const std::vector<std::string> key = edits.key();
+  auto source = std::make_shared<TableSchema>();
+  source->database = input.before->database;
+  source->table = input.before->table;
+  for (const PlannedColumn& e : columns) source->columns.push_back(e.column);
+  for (const std::string& name : key) source->primary_key.push_back(*source->find_column(name));
+  plan.source = source;
+  check_changelog_names(*source);
+  if (input.state != nullptr) plan.state.emplace(evolved_state_schema(input, *source, columns, edits, key));
+  plan.changelog = evolved_changelog_schema(input, *source, columns);
   return plan;
 }
 
