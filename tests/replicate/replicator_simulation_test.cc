@@ -18,9 +18,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <set>
 
@@ -516,16 +514,8 @@ void World::at_end() {
 
 // Runs SEED; throws InvariantBroken naming the scenario when an invariant broke.
 void simulate(std::uint64_t seed, Fault fault = Fault::kNone) {
-  static const bool logging = std::getenv("BINBERG_SIMULATION_LOG") != nullptr;
-  spdlog::set_level(logging ? spdlog::level::debug : spdlog::level::off);
   World world(seed, fault);
-  try {
-    world.run();
-  } catch (const std::exception& error) {
-    failpoint::disarm_all();
-    throw testing::InvariantBroken(fmt::format("{}\nscenario: {}", error.what(), world.scenario().to_string()));
-  }
-  failpoint::disarm_all();
+  testing::run_world([&] { world.run(); }, [&] { return world.scenario().to_string(); });
 }
 
 }  // namespace

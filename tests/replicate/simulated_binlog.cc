@@ -106,13 +106,7 @@ void SimulatedBinlog::run_transaction() {
       logged.events.push_back(change(table, Op::kUpdate, std::move(before), std::move(after), row_index++));
     }
   }
-  position_ += 100 + 50 * logged.events.size();
-  auto txn = std::make_shared<SourceTransaction>();
-  txn->server_id = 1;
-  txn->gtid = fmt::format("0-1-{}", next_sequence_++);
-  txn->file = kFile;
-  txn->end_pos = position_;
-  txn->commit_ts_ms = clock_.unix_millis();
+  auto txn = next_transaction(100 + 50 * logged.events.size());
   for (ChangeEvent& event : logged.events) {
     event.source.end_pos = position_;
     event.event_id = make_event_id(event.source, event.op);
@@ -125,6 +119,17 @@ void SimulatedBinlog::run_transaction() {
   log_.push_back(std::move(logged));
 }
 
+std::shared_ptr<SourceTransaction> SimulatedBinlog::next_transaction(std::uint64_t length) {
+  position_ += length;
+  auto txn = std::make_shared<SourceTransaction>();
+  txn->server_id = 1;
+  txn->gtid = fmt::format("0-1-{}", next_sequence_++);
+  txn->file = kFile;
+  txn->end_pos = position_;
+  txn->commit_ts_ms = clock_.unix_millis();
+  return txn;
+}
+
 void SimulatedBinlog::run_schema_change() {
   const std::string table = tables_.front();
   auto schema = std::make_shared<TableSchema>(*schemas_.at(table));
@@ -132,13 +137,7 @@ void SimulatedBinlog::run_schema_change() {
   schema->columns.push_back(column("w", SourceType::kInt));
   schemas_[table] = schema;
   for (auto& [id, image] : rows_.at(table)) image.emplace_back(Value());  // an added nullable column
-  position_ += 200;
-  auto txn = std::make_shared<SourceTransaction>();
-  txn->server_id = 1;
-  txn->gtid = fmt::format("0-1-{}", next_sequence_++);
-  txn->file = kFile;
-  txn->end_pos = position_;
-  txn->commit_ts_ms = clock_.unix_millis();
+  auto txn = next_transaction(200);
   txn->schema_change = SchemaChange{kDatabase, fmt::format("ALTER TABLE {} ADD COLUMN w INT", table)};
   txn->tables = {std::string(kDatabase) + "." + table};
   LoggedTransaction logged;

@@ -58,6 +58,8 @@ class SimulatedBinlog {
 
  private:
   RowImage row(const std::string& table, std::int64_t id);
+  // The next transaction, LENGTH bytes of binlog long (its events not yet in it).
+  std::shared_ptr<SourceTransaction> next_transaction(std::uint64_t length);
   ChangeEvent change(const std::string& table, Op op, std::optional<RowImage> before, std::optional<RowImage> after,
                      std::uint32_t row_index) const;
 

@@ -1,11 +1,9 @@
 #include "sink/sink_simulation.h"
 
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 
 #include "core/failpoint.h"
 #include "envelope/change_envelope.h"
@@ -460,16 +458,8 @@ void World::run() {
 }  // namespace
 
 void simulate(std::uint64_t seed, Retention retention) {
-  static const bool logging = std::getenv("BINBERG_SIMULATION_LOG") != nullptr;
-  spdlog::set_level(logging ? spdlog::level::debug : spdlog::level::off);
   World world(seed, retention);
-  try {
-    world.run();
-  } catch (const std::exception& error) {
-    failpoint::disarm_all();
-    throw testing::InvariantBroken(fmt::format("{}\nscenario: {}", error.what(), world.scenario().to_string()));
-  }
-  failpoint::disarm_all();
+  testing::run_world([&] { world.run(); }, [&] { return world.scenario().to_string(); });
 }
 
 }  // namespace binberg::sink::simulation

@@ -1,5 +1,6 @@
 #include "support/simulation.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -9,6 +10,7 @@
 
 #include "core/assert.h"
 #include "core/error.h"
+#include "core/failpoint.h"
 #include "iceberg/table_scan.h"
 
 namespace binberg::testing {
@@ -65,6 +67,18 @@ std::string literal_text(const iceberg::Literal& value) {
 }
 
 }  // namespace
+
+void run_world(const std::function<void()>& run, const std::function<std::string()>& describe) {
+  static const bool logging = std::getenv("BINBERG_SIMULATION_LOG") != nullptr;
+  spdlog::set_level(logging ? spdlog::level::debug : spdlog::level::off);
+  try {
+    run();
+  } catch (const std::exception& error) {
+    failpoint::disarm_all();
+    throw InvariantBroken(fmt::format("{}\nscenario: {}", error.what(), describe()));
+  }
+  failpoint::disarm_all();
+}
 
 std::string replay_command(std::uint64_t seed) {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();

@@ -79,6 +79,10 @@ void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64
 // kept in every run although they lie past a test's default count.
 void run_listed_seeds(const std::vector<std::uint64_t>& seeds, const std::function<void(std::uint64_t seed)>& run);
 
+// Runs one seed's RUN (BINBERG_SIMULATION_LOG=1: with the pipeline's log), leaves no failpoint
+// armed, and throws what it threw as InvariantBroken with the scenario DESCRIBE gives.
+void run_world(const std::function<void()>& run, const std::function<std::string()>& describe);
+
 // A failed invariant of a simulation: thrown by check(), it ends the seed (run_seeds reports it).
 class InvariantBroken : public std::runtime_error {
  public:
