@@ -106,46 +106,33 @@ std::string select_list(const TableSchema& schema) {
 Value parse_text_value(const Column& column, const std::optional<std::string>& text) {
   if (!text) return std::monostate{};
   const std::string_view value = *text;
-  switch (column.type) {
-    case SourceType::kTinyInt:
-    case SourceType::kSmallInt:
-    case SourceType::kMediumInt:
-    case SourceType::kInt:
-    case SourceType::kBigInt:
-      if (column.is_unsigned) return parse_number<std::uint64_t>(value, column);
+  switch (value_shape(column)) {
+    case ValueShape::kInt:
+    case ValueShape::kLong:
+    case ValueShape::kWideUnsigned:
+      // BIT and unsigned integers read as unsigned, YEAR and signed integers as signed.
+      if (column.is_unsigned || column.type == SourceType::kBit) return parse_number<std::uint64_t>(value, column);
       return parse_number<std::int64_t>(value, column);
-    case SourceType::kYear:
-      return parse_number<std::int64_t>(value, column);
-    case SourceType::kBit:
-      return parse_number<std::uint64_t>(value, column);
-    case SourceType::kFloat:
+    case ValueShape::kFloat:
       return static_cast<float>(parse_double(value, column));
-    case SourceType::kDouble:
+    case ValueShape::kDouble:
       return parse_double(value, column);
-    case SourceType::kDecimal: {
+    case ValueShape::kDecimal: {
       std::string digits(value);
       if (digits.find_first_not_of("-0.") == std::string::npos && digits[0] == '-') digits.erase(0, 1);
       return Decimal{digits};
     }
-    case SourceType::kDate:
+    case ValueShape::kDate:
       return Date{parse_date_days(value, column)};
-    case SourceType::kTime:
+    case ValueShape::kTime:
       return TimeOfDay{parse_time_micros(value, column)};
-    case SourceType::kDateTime:
+    case ValueShape::kDateTime:
       return DateTime{parse_datetime_micros(value, column)};
-    case SourceType::kTimestamp:
+    case ValueShape::kTimestamp:
       return Timestamp{parse_datetime_micros(value, column)};
-    case SourceType::kChar:
-    case SourceType::kVarchar:
-    case SourceType::kText:
-    case SourceType::kEnum:
-    case SourceType::kSet:
-    case SourceType::kJson:
+    case ValueShape::kString:
       return Text{std::string(value)};
-    case SourceType::kBinary:
-    case SourceType::kVarbinary:
-    case SourceType::kBlob:
-    case SourceType::kGeometry:
+    case ValueShape::kBytes:
       return Bytes{std::string(value)};
   }
   fail("column {}: type {} has no text form", column.name, to_string(column.type));
