@@ -155,21 +155,81 @@ BinlogStream BinlogStream::open(const StreamOptions& options) {
   return stream;
 }
 
+namespace {
+
+// Where a ROTATE moves the stream: read from the event's own bytes (19-byte header, u64 position,
+// file name up to the checksum). The library reports a wrong name for the artificial rotate a
+// server sends when a dump starts at the end of a binlog file that a crash left without a closing
+// rotate. WHERE names the stream and its position, for errors.
+BinlogPosition rotate_target(const MARIADB_RPL_EVENT& raw, std::size_t checksum_bytes, const std::string& where) {
+  const unsigned char* start = raw.raw_data + raw.raw_data_ofs;
+  const unsigned char* end = start + raw.event_length - checksum_bytes;
+  constexpr std::size_t kHeader = 19;
+  if (end < start + kHeader + 8 + 1) fail("{}: the ROTATE after it is truncated", where);
+  std::uint64_t offset = 0;
+  for (int i = 7; i >= 0; --i) offset = (offset << 8) | start[kHeader + static_cast<std::size_t>(i)];
+  return BinlogPosition{std::string(reinterpret_cast<const char*>(start + kHeader + 8),
+                                    static_cast<std::size_t>(end - (start + kHeader + 8))),
+                        offset};
+}
+
+TableMapEventData table_map_of(const MARIADB_RPL_EVENT& raw, std::size_t checksum_bytes, const std::string& where) {
+  const auto& map = raw.event.table_map;
+  const std::size_t null_bytes = (map.column_count + 7) / 8;
+  // The optional metadata runs from the null bitmap to the event's end, before its checksum.
+  const unsigned char* optional_start = map.null_indicator + null_bytes;
+  const unsigned char* event_end = raw.raw_data + raw.raw_data_ofs + raw.event_length - checksum_bytes;
+  if (optional_start > event_end) fail("{}: the TABLE_MAP there is truncated", where);
+  return TableMapEventData{
+      map.table_id,
+      text(map.database),
+      text(map.table),
+      text(map.column_types),
+      text(map.metadata),
+      std::string(reinterpret_cast<const char*>(map.null_indicator), null_bytes),
+      std::string(reinterpret_cast<const char*>(optional_start), static_cast<std::size_t>(event_end - optional_start)),
+  };
+}
+
+RowsEventData rows_of(const MARIADB_RPL_EVENT& raw, EventKind kind, const std::string& where) {
+  const auto& rows = raw.event.rows;
+  if (rows.compressed) fail("{}: a compressed rows event there (turn log_bin_compress off)", where);
+  const std::size_t bitmap_bytes = (rows.column_count + 7) / 8;
+  RowsEventData data;
+  data.kind = kind == EventKind::kWriteRows    ? RowsKind::kWrite
+              : kind == EventKind::kUpdateRows ? RowsKind::kUpdate
+                                               : RowsKind::kDelete;
+  data.table_id = rows.table_id;
+  data.column_count = rows.column_count;
+  data.columns_before.assign(reinterpret_cast<const char*>(rows.column_bitmap), bitmap_bytes);
+  if (data.kind == RowsKind::kUpdate) {
+    data.columns_after.assign(reinterpret_cast<const char*>(rows.column_update_bitmap), bitmap_bytes);
+  }
+  data.rows.assign(static_cast<const char*>(rows.row_data), rows.row_data_size);
+  return data;
+}
+
+// Throws what a failed fetch after POSITION on the stream at ADDRESS means.
+[[noreturn]] void fetch_failed(MARIADB_RPL* rpl, MYSQL* connection, const std::string& address,
+                               const BinlogPosition& position) {
+  const unsigned code = mariadb_rpl_errno(rpl) != 0 ? mariadb_rpl_errno(rpl) : mysql_errno(connection);
+  const std::string message = fmt::format("binlog {}: reading after {} failed: {} {} (error {})", address,
+                                          position.to_string(), mariadb_rpl_error(rpl), mysql_error(connection), code);
+  // 2013/2006: the server went away; 1236: the server refused the position (e.g. purged).
+  if (code == 2013 || code == 2006) throw ConnectionError(message);
+  if (code == 1236) throw PositionUnavailable(message + "; the position may have been purged: take a fresh snapshot");
+  throw Error(message);
+}
+
+}  // namespace
+
 std::optional<BinlogEvent> BinlogStream::next() {
   MARIADB_RPL* rpl = state_->rpl;
   std::unique_ptr<MARIADB_RPL_EVENT, decltype(&mariadb_free_rpl_event)> raw(mariadb_rpl_fetch(rpl, nullptr),
                                                                             &mariadb_free_rpl_event);
   if (!raw) {
     if (mariadb_rpl_errno(rpl) == 0 && mysql_errno(state_->connection.handle()) == 0) return std::nullopt;
-    const unsigned code =
-        mariadb_rpl_errno(rpl) != 0 ? mariadb_rpl_errno(rpl) : mysql_errno(state_->connection.handle());
-    const std::string message =
-        fmt::format("binlog {}: reading after {} failed: {} {} (error {})", state_->address, position_.to_string(),
-                    mariadb_rpl_error(rpl), mysql_error(state_->connection.handle()), code);
-    // 2013/2006: the server went away; 1236: the server refused the position (e.g. purged).
-    if (code == 2013 || code == 2006) throw ConnectionError(message);
-    if (code == 1236) throw PositionUnavailable(message + "; the position may have been purged: take a fresh snapshot");
-    throw Error(message);
+    fetch_failed(rpl, state_->connection.handle(), state_->address, position_);
   }
   failpoint::hit("source.after_read");
   BinlogEvent event;
@@ -177,71 +237,23 @@ std::optional<BinlogEvent> BinlogStream::next() {
   event.kind = kind_of(raw->event_type);
   event.timestamp = raw->timestamp;
   event.server_id = raw->server_id;
+  const auto where = [&] { return fmt::format("binlog {} after {}", state_->address, position_.to_string()); };
   switch (event.kind) {
-    case EventKind::kRotate: {
-      // A rotate moves the stream to another file; its position is where reading resumes. Read
-      // from the event's own bytes (19-byte header, u64 position, file name up to the checksum):
-      // the library reports a wrong name for the artificial rotate a server sends when a dump
-      // starts at the end of a binlog file that a crash left without a closing rotate.
-      const unsigned char* start = raw->raw_data + raw->raw_data_ofs;
-      const unsigned char* end = start + raw->event_length - state_->checksum_bytes;
-      constexpr std::size_t kHeader = 19;
-      if (end < start + kHeader + 8 + 1) {
-        fail("binlog {}: ROTATE after {} is truncated", state_->address, position_.to_string());
-      }
-      std::uint64_t offset = 0;
-      for (int i = 7; i >= 0; --i) offset = (offset << 8) | start[kHeader + static_cast<std::size_t>(i)];
-      position_ = BinlogPosition{std::string(reinterpret_cast<const char*>(start + kHeader + 8),
-                                             static_cast<std::size_t>(end - (start + kHeader + 8))),
-                                 offset};
+    case EventKind::kRotate:
+      position_ = rotate_target(*raw, state_->checksum_bytes, where());
       break;
-    }
     case EventKind::kGtid:
       event.gtid = Gtid{raw->event.gtid.domain_id, raw->server_id, raw->event.gtid.sequence_nr};
       event.gtid_flags = raw->event.gtid.flags;
       break;
-    case EventKind::kTableMap: {
-      const auto& map = raw->event.table_map;
-      const std::size_t null_bytes = (map.column_count + 7) / 8;
-      // The optional metadata runs from the null bitmap to the event's end, before its checksum.
-      const unsigned char* optional_start = map.null_indicator + null_bytes;
-      const unsigned char* event_end = raw->raw_data + raw->raw_data_ofs + raw->event_length - state_->checksum_bytes;
-      if (optional_start > event_end)
-        fail("binlog {}: TABLE_MAP at {} is truncated", state_->address, position_.to_string());
-      event.table_map = TableMapEventData{
-          map.table_id,
-          text(map.database),
-          text(map.table),
-          text(map.column_types),
-          text(map.metadata),
-          std::string(reinterpret_cast<const char*>(map.null_indicator), null_bytes),
-          std::string(reinterpret_cast<const char*>(optional_start),
-                      static_cast<std::size_t>(event_end - optional_start)),
-      };
+    case EventKind::kTableMap:
+      event.table_map = table_map_of(*raw, state_->checksum_bytes, where());
       break;
-    }
     case EventKind::kWriteRows:
     case EventKind::kUpdateRows:
-    case EventKind::kDeleteRows: {
-      const auto& rows = raw->event.rows;
-      if (rows.compressed)
-        fail("binlog {}: compressed rows event at {} (turn log_bin_compress off)", state_->address,
-             position_.to_string());
-      const std::size_t bitmap_bytes = (rows.column_count + 7) / 8;
-      RowsEventData data;
-      data.kind = event.kind == EventKind::kWriteRows    ? RowsKind::kWrite
-                  : event.kind == EventKind::kUpdateRows ? RowsKind::kUpdate
-                                                         : RowsKind::kDelete;
-      data.table_id = rows.table_id;
-      data.column_count = rows.column_count;
-      data.columns_before.assign(reinterpret_cast<const char*>(rows.column_bitmap), bitmap_bytes);
-      if (data.kind == RowsKind::kUpdate) {
-        data.columns_after.assign(reinterpret_cast<const char*>(rows.column_update_bitmap), bitmap_bytes);
-      }
-      data.rows.assign(static_cast<const char*>(rows.row_data), rows.row_data_size);
-      event.rows = std::move(data);
+    case EventKind::kDeleteRows:
+      event.rows = rows_of(*raw, event.kind, where());
       break;
-    }
     case EventKind::kQuery:
       event.database = text(raw->event.query.database);
       event.statement = text(raw->event.query.statement);
