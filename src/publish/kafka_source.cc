@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "avro/wire_format.h"
+#include "core/assert.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
@@ -421,6 +422,11 @@ void KafkaSource::Session::end_transaction() {
 void KafkaSource::Session::save(const std::optional<InitialCopy>& copy) {
   SavedSource saved;
   for (const auto& table : tables_) {
+    // Invariant 1: what a table holds in Kafka only grows; a save never moves a position back.
+    BINBERG_ASSERT(!table->saved ||
+                       (table->position && capture::compare_binlog(table->position->binlog, table->saved->binlog) >= 0),
+                   "table {}: saving {} after {} was saved", table->source.qualified_name(),
+                   table->position ? table->position->to_string() : "no position", table->saved->to_string());
     if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
     if (!table->learned.empty()) saved.columns[table->source.qualified_name()] = table->learned;
   }
