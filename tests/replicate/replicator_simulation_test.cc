@@ -2,8 +2,9 @@
 // a scenario and drives everything: a simulated MariaDB whose binlog grows while the real
 // Replicator reads it (simulated_binlog.h), transactions handed over in batches with pauses inside
 // them, heartbeats, a schema change, an initial copy in chunks of a few rows; a simulated clock; a
-// real SQLite catalog in a temporary folder; processes that die at every step of the commit
-// protocol, or stop gracefully, and start again from what the tables hold. Whenever the replicator
+// real SQLite catalog in a temporary folder, whose connection is lost for a while; processes that
+// die at every step of the commit protocol, or stop gracefully, and start again from what the
+// tables hold. Whenever the replicator
 // asks its source for more, the checks below read what the catalog holds. At the end the faults
 // stop and a last process must bring every table to the end of the binlog. 1,000 seeds run in
 // `make test` (300 more under ASan), 100,000 in `make simulate`.

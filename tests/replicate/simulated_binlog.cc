@@ -49,18 +49,10 @@ RowImage SimulatedBinlog::row(const std::string& table, std::int64_t id) {
 
 ChangeEvent SimulatedBinlog::change(const std::string& table, Op op, std::optional<RowImage> before,
                                     std::optional<RowImage> after, std::uint32_t row_index) const {
-  ChangeEvent event;
-  event.op = op;
-  event.schema = schemas_.at(table);
-  event.before = std::move(before);
-  event.after = std::move(after);
-  event.source.server_id = 1;
+  ChangeEvent event =
+      testing::sim_change(schemas_.at(table), op, std::move(before), std::move(after), row_index, clock_.unix_millis());
   event.source.gtid = fmt::format("0-1-{}", next_sequence_);
   event.source.file = kFile;
-  event.source.row_index = row_index;
-  event.source.commit_ts_ms = clock_.unix_millis();
-  event.source.database = kDatabase;
-  event.source.table = table;
   return event;
 }
 

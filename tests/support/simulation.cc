@@ -68,6 +68,21 @@ std::string literal_text(const iceberg::Literal& value) {
 
 }  // namespace
 
+ChangeEvent sim_change(std::shared_ptr<const TableSchema> schema, Op op, std::optional<RowImage> before,
+                       std::optional<RowImage> after, std::uint32_t row_index, std::int64_t commit_ts_ms) {
+  ChangeEvent event;
+  event.op = op;
+  event.before = std::move(before);
+  event.after = std::move(after);
+  event.source.server_id = 1;
+  event.source.row_index = row_index;
+  event.source.commit_ts_ms = commit_ts_ms;
+  event.source.database = schema->database;
+  event.source.table = schema->table;
+  event.schema = std::move(schema);
+  return event;
+}
+
 void run_world(const std::function<void()>& run, const std::function<std::string()>& describe) {
   static const bool logging = std::getenv("BINBERG_SIMULATION_LOG") != nullptr;
   spdlog::set_level(logging ? spdlog::level::debug : spdlog::level::off);

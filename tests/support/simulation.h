@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/change_event.h"
 #include "core/clock.h"
 #include "iceberg/arrow_rows.h"
 #include "iceberg/catalog.h"
@@ -78,6 +79,11 @@ void run_seeds(std::uint64_t default_count, const std::function<void(std::uint64
 // The same for SEEDS (BINBERG_SIMULATION_SEED alone replays one): seeds that once found a defect,
 // kept in every run although they lie past a test's default count.
 void run_listed_seeds(const std::vector<std::uint64_t>& seeds, const std::function<void(std::uint64_t seed)>& run);
+
+// A change of a row of SCHEMA's table on the simulated server 1, the ROW_INDEX-th of its transaction,
+// committed at COMMIT_TS_MS; the caller says where the transaction is (file, position, GTID).
+ChangeEvent sim_change(std::shared_ptr<const TableSchema> schema, Op op, std::optional<RowImage> before,
+                       std::optional<RowImage> after, std::uint32_t row_index, std::int64_t commit_ts_ms);
 
 // Runs one seed's RUN (BINBERG_SIMULATION_LOG=1: with the pipeline's log), leaves no failpoint
 // armed, and throws what it threw as InvariantBroken with the scenario DESCRIBE gives.
