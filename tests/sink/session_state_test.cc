@@ -163,6 +163,21 @@ TEST(DrainTest, WhileDrainingANewerTransactionWaitsAndEverythingBehindIt) {
   EXPECT_FALSE(drain.anything_waits());
 }
 
+// A record of no source transaction (an outside producer's, undecodable) in the middle of an open
+// transaction's records: waiting, it held back the rest of that transaction in its partition, the
+// drain waited for it for ever and the sink never committed again (the poison-dlq drill, in CI).
+TEST(DrainTest, ARecordOfNoTransactionNeverHoldsAnOpenOneBack) {
+  OpenTransactions open;
+  const envelope::Footprint footprint = {{{"t", 0}, 2}};
+  open.count({"t", 0}, mark("x", kAt200), kEveryPartition);
+  Drain drain;
+  drain.begin(open);
+  EXPECT_FALSE(drain.waits({"t", 0}, TransactionMark{}, open)) << "no transaction, no position";
+  EXPECT_FALSE(drain.waits({"t", 0}, mark("x", kAt200, footprint), open));
+  EXPECT_TRUE(open.count({"t", 0}, mark("x", kAt200, footprint), kEveryPartition));
+  EXPECT_TRUE(open.whole());
+}
+
 ChangeEvent change_of(std::int64_t key, std::uint64_t position, std::string event_id) {
   auto schema = std::make_shared<TableSchema>();
   schema->database = "db";
