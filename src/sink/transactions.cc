@@ -81,6 +81,9 @@ bool Drain::waits(const envelope::TopicPartition& partition, const TransactionMa
                   const OpenTransactions& open) const {
   if (!draining_) return false;
   if (waiting_in(partition)) return true;  // everything behind a waiting record waits
+  // A record of no source transaction (an outside producer's, an undecodable one) begins none: it
+  // has nothing to wait for, and waiting it would hold back the open transaction around it.
+  if (mark.id.empty() && !mark.position) return false;
   if (!mark.id.empty() && open.contains(mark.id)) return false;
   return !mark.position || horizon_.file.empty() || capture::compare_binlog(*mark.position, horizon_) > 0;
 }
