@@ -267,11 +267,12 @@ class SimSnapshot final : public SnapshotInput {
 // them (the reader waiting inside a transaction), and heartbeats when the source is idle.
 class SimStream final : public StreamInput {
  public:
-  SimStream(World& world, const capture::SourcePosition& start, std::size_t batch_events, int pause_percent)
-      : world_(world),
-        next_(world.binlog().first_after(start)),
-        batch_events_(batch_events),
-        pause_percent_(pause_percent) {}
+  // NEXT: where the source keeps the transaction this stream hands out next (it outlives the stream).
+  SimStream(World& world, const capture::SourcePosition& start, std::size_t batch_events, int pause_percent,
+            std::size_t& next)
+      : world_(world), next_(next), batch_events_(batch_events), pause_percent_(pause_percent) {
+    next_ = world.binlog().first_after(start);
+  }
 
   std::optional<capture::TransactionBatch> next(std::chrono::milliseconds timeout) override {
     SimRandom& random = world_.random();
@@ -299,11 +300,10 @@ class SimStream final : public StreamInput {
     }
     return batch;
   }
-  bool at_end() const { return next_ == world_.binlog().log().size(); }
 
  private:
   World& world_;
-  std::size_t next_;      // the transaction being handed out
+  std::size_t& next_;     // the transaction being handed out
   std::size_t sent_ = 0;  // its events handed out so far
   std::size_t batch_events_;
   int pause_percent_;
@@ -321,18 +321,17 @@ class SimSource final : public ReplicatorSource {
     return std::make_unique<SimSnapshot>(world_, tables, chunk_rows);
   }
   std::unique_ptr<StreamInput> stream(const capture::SourcePosition& start) override {
-    auto stream = std::make_unique<SimStream>(world_, start, scenario_.batch_events, scenario_.pause_percent);
-    last_stream_ = stream.get();
-    return stream;
+    streamed_ = true;
+    return std::make_unique<SimStream>(world_, start, scenario_.batch_events, scenario_.pause_percent, next_);
   }
-  // Whether the stream opened last has handed out the whole binlog.
-  bool read_to_the_end() const { return last_stream_ != nullptr && last_stream_->at_end(); }
-  void forget_stream() { last_stream_ = nullptr; }
+  // Whether a stream was opened and the last one handed out the whole binlog.
+  bool read_to_the_end() const { return streamed_ && next_ == world_.binlog().log().size(); }
 
  private:
   World& world_;
   const Scenario& scenario_;
-  SimStream* last_stream_ = nullptr;
+  bool streamed_ = false;
+  std::size_t next_ = 0;  // of the last stream opened, kept past its end (no pointer to a stream gone)
 };
 
 void World::process(std::optional<int> stop_after) {
@@ -355,7 +354,6 @@ void World::process(std::optional<int> stop_after) {
     });
   } catch (const SimCrash&) {
   }
-  source.forget_stream();
 }
 
 void World::arm_faults() {
