@@ -84,7 +84,8 @@ void TableOutput::map(const std::shared_ptr<const TableSchema>& schema, const ka
 void TableOutput::apply(ChangeEvent event, KeyChange key_change) {
   BINBERG_ASSERT(mapping_.has_value(), "topic {}: event {} applied before its schema was mapped", topic_,
                  event.event_id);
-  if (failpoint::hit("sink.apply_event")) return;  // `corrupt`: the change is lost, a defect on purpose
+  // `corrupt`: the change is lost, a defect on purpose (in a rebuild alone: the rebuild's own name).
+  if (failpoint::hit(rebuild_ != nullptr ? "sink.rebuild.apply_event" : "sink.apply_event")) return;
   const tables::RowMapping& mapping = *mapping_;
   if (key_change == KeyChange::kNone) return tables::apply_change(mapping, event, state_.get(), *changelog_);
   // The halves of a primary-key update: the state moves at once, the changelog gets the one update
