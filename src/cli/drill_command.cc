@@ -32,7 +32,7 @@ std::vector<std::string> command_line() {
 
 int list_drills() {
   for (const drill::Drill& drill : drill::all_drills()) {
-    std::cout << fmt::format("{:<18} path {:<4} {}\n", drill.name, drill.paths, drill.title);
+    std::cout << fmt::format("{:<20} path {:<4} {}\n", drill.name, drill.paths, drill.title);
   }
   return 0;
 }

@@ -74,6 +74,76 @@ Check diversion_check(const std::string& name, std::size_t injected, const Diver
                                     diverted.intruders.size(), injected, where, missing, diverted.others));
 }
 
+namespace {
+
+// Why REBUILD falls short of TABLES_EACH equal tables that hold rows; empty when it does not.
+// `sink --rebuild` exits 0 when every table is equal, 3 with its report when one is not.
+std::string rebuild_shortfall(const RebuildOutcome& rebuild, std::size_t tables_each, std::size_t& equal) {
+  if (!rebuild.report.is_object() || !rebuild.report.contains("tables"))
+    return fmt::format("exit status {}, no report", rebuild.exit_status);
+  const nlohmann::json& tables = rebuild.report.at("tables");
+  std::string shortfall;
+  for (const nlohmann::json& table : tables) {
+    const bool holds_rows = table.value("rebuilt_rows", std::uint64_t{0}) > 0;
+    if (table.value("equal", false) && holds_rows) {
+      ++equal;
+    } else if (shortfall.empty()) {
+      shortfall = fmt::format("{}: {} rows, sha256 {}; rebuilt {} rows, sha256 {}", table.value("original", "?"),
+                              table.value("original_rows", std::uint64_t{0}), table.value("original_digest", "?"),
+                              table.value("rebuilt_rows", std::uint64_t{0}), table.value("rebuilt_digest", "?"));
+    }
+  }
+  if (shortfall.empty() && tables.size() != tables_each)
+    shortfall = fmt::format("{} tables rebuilt, not {}", tables.size(), tables_each);
+  if (shortfall.empty() && rebuild.exit_status != 0) shortfall = fmt::format("exit status {}", rebuild.exit_status);
+  return shortfall;
+}
+
+}  // namespace
+
+Check rebuilds_check(const std::string& name, const std::vector<RebuildOutcome>& rebuilds, std::size_t tables_each) {
+  if (rebuilds.empty()) return Check::skipped(name, 0, Comparison::kEqual, "no rebuild ran");
+  std::size_t equal = 0, short_rebuilds = 0;
+  std::string first;
+  for (const RebuildOutcome& rebuild : rebuilds) {
+    const std::string shortfall = rebuild_shortfall(rebuild, tables_each, equal);
+    if (shortfall.empty()) continue;
+    if (short_rebuilds++ == 0) first = fmt::format("; first: from {}: {}", rebuild.from, shortfall);
+  }
+  return Check::compare(name, short_rebuilds, Comparison::kEqual, 0,
+                        fmt::format("{} rebuilds, {} of {} rebuilt tables equal to their originals{}", rebuilds.size(),
+                                    equal, rebuilds.size() * tables_each, first));
+}
+
+Check contract_check(const std::string& name, const std::vector<ContractChange>& changes) {
+  if (changes.empty()) return Check::skipped(name, 0, Comparison::kEqual, "no change to the contract was made");
+  std::size_t wrong = 0;
+  std::string answers;
+  for (const ContractChange& change : changes) {
+    const bool taken = change.registry_status >= 200 && change.registry_status < 300;
+    const bool right = change.compatible ? taken : change.registry_status == 409;
+    wrong += right ? 0 : 1;
+    answers += fmt::format(
+        "{}{} ({}): {}{}", answers.empty() ? "" : "; ", change.what, change.compatible ? "compatible" : "incompatible",
+        change.registry_status == 0 ? "no answer seen" : std::to_string(change.registry_status), right ? "" : " WRONG");
+  }
+  return Check::compare(name, wrong, Comparison::kEqual, 0, answers);
+}
+
+Check compaction_check(const std::string& name, const std::vector<CompactionOutcome>& compactions) {
+  if (compactions.empty()) return Check::skipped(name, 0, Comparison::kEqual, "no table was compacted");
+  std::size_t short_of = 0;
+  std::string detail;
+  for (const CompactionOutcome& compaction : compactions) {
+    const bool fewer = compaction.committed && compaction.files_after < compaction.files_before;
+    short_of += fewer ? 0 : 1;
+    detail +=
+        fmt::format("{}{}: {} -> {} files{}", detail.empty() ? "" : "; ", compaction.table, compaction.files_before,
+                    compaction.files_after, compaction.committed ? (fewer ? "" : " NOT FEWER") : " NOT COMMITTED");
+  }
+  return Check::compare(name, short_of, Comparison::kEqual, 0, detail);
+}
+
 ParityFindings judge_parity(const nlohmann::json& reconcile) {
   struct Digests {
     std::string source, a, b;

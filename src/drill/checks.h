@@ -53,7 +53,7 @@ struct ParityFindings {
 // every table's digest is one across path A, path B and the source; none to compare is a skip.
 ParityFindings judge_parity(const nlohmann::json& reconcile);
 
-// What a dead-letter topic holds after a drill's intruders (drill/intruder.h): the
+// What a dead-letter or quarantine topic holds after a drill's intruders (drill/intruder.h): the
 // marks of the intruders found there, and how many records of the source itself.
 struct DivertedRecords {
   std::set<std::string> intruders;
@@ -64,6 +64,42 @@ struct DivertedRecords {
 // the source was; nothing injected is a skip.
 evidence::Check diversion_check(const std::string& name, std::size_t injected, const DivertedRecords& diverted,
                                 const std::string& where);
+
+// One `binberg sink --rebuild` of a drill: where it started from, how it ended, and its report
+// (`--json`, sink/sink_rebuild.h; null when it printed none).
+struct RebuildOutcome {
+  std::string from;
+  int exit_status = 0;
+  nlohmann::json report;
+};
+
+// NAME: every rebuild exited 0 and rebuilt TABLES_EACH tables, each holding rows and equal to the
+// original it compares with (rows and digest); no rebuild is a skip.
+evidence::Check rebuilds_check(const std::string& name, const std::vector<RebuildOutcome>& rebuilds,
+                               std::size_t tables_each);
+
+// One change to a table's schema contract a drill made, and how the schema registry answered it.
+struct ContractChange {
+  std::string what;
+  bool compatible = false;  // the subject's rule must take it; otherwise refuse it
+  int registry_status = 0;  // the registry's HTTP status for it; 0: no answer seen
+};
+
+// NAME: the registry took every compatible change (2xx) and refused every incompatible one with
+// 409; no change is a skip.
+evidence::Check contract_check(const std::string& name, const std::vector<ContractChange>& changes);
+
+// One `binberg table compact` of a drill: the table, whether it committed, and its live files
+// (data and delete) before it and in the snapshot it committed.
+struct CompactionOutcome {
+  std::string table;
+  bool committed = false;
+  std::size_t files_before = 0, files_after = 0;
+};
+
+// NAME: every compaction committed and left its table with fewer live files than before; none is a
+// skip.
+evidence::Check compaction_check(const std::string& name, const std::vector<CompactionOutcome>& compactions);
 
 // How a pipeline's process ended when the drill stopped or killed it.
 struct ProcessExit {

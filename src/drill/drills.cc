@@ -11,13 +11,14 @@
 
 #include "core/error.h"
 #include "drill/checks.h"
+#include "drill/compaction_drill.h"
 #include "drill/drill.h"
 #include "drill/drill_run.h"
-#include "drill/intruder.h"
-#include "drill/metric_sampler.h"
+#include "drill/path_b_drills.h"
 #include "drill/paths.h"
 #include "drill/pipeline.h"
 #include "drill/signals.h"
+#include "drill/skeleton.h"
 #include "drill/workload.h"
 #include "lab/stack_control.h"
 
@@ -27,68 +28,6 @@ namespace {
 using evidence::Check;
 using evidence::Comparison;
 using evidence::Phase;
-
-constexpr std::chrono::seconds kStepTimeout{120};   // a step that takes longer aborts the drill
-constexpr std::size_t kSnapshotsBetweenFaults = 3;  // committed progress between two faults
-
-std::uint64_t initial_rows(const DrillRun& run) { return run.options().size == DrillSize::kQuick ? 500 : 5'000; }
-
-std::string exit_text(int status) {
-  return status < 0 ? fmt::format("killed by signal {}", -status) : fmt::format("exit status {}", status);
-}
-
-// How long a workload phase lasts: long enough for the faults to land while the generator runs.
-std::chrono::seconds workload_spread(std::size_t rounds) {
-  return std::chrono::seconds(std::max<std::size_t>(10, 3 * rounds));
-}
-
-// A fault: injects, detects, recovers, and says when each happened.
-using Fault = std::function<FaultTimes(DrillRun&, Paths&, Workload&, std::size_t round)>;
-
-// When a drill injects its next fault.
-enum class FaultGate {
-  kCommittedProgress,  // once the tables committed more snapshots since the last one
-  kByItself,           // the fault comes by itself (an armed failpoint): the drill waits for it
-};
-
-// The skeleton of the drills: tables loaded, the pipelines started (ENVIRONMENT) and through their
-// initial copy, the workload running; ROUNDS faults, each at GATE; the workload finished; then verify.
-void under_faults(DrillRun& run, PathChoice choice, std::size_t rounds, FaultGate gate, const Fault& fault,
-                  const Environment& environment = {}) {
-  Workload workload(run, initial_rows(run));
-  Paths path(run, workload, choice);
-  run.mark(Phase::kStart, "drill",
-           fmt::format("{} tables loaded, path {} starting", workload.tables().size(), path.names()), unix_ms());
-  MetricSampler sampler(path.processes(), [&run](const std::string& name) { return run.log(name); });
-  path.start(environment);
-  run.wait_for("the initial copy", kStepTimeout, [&] { return path.committed_snapshots() > 0; });
-  workload.start(run.options().workload_events(), workload_spread(rounds));
-  std::vector<FaultTimes> faults;
-  for (std::size_t round = 0; round < rounds; ++round) {
-    if (gate == FaultGate::kCommittedProgress) {
-      const std::size_t enough = path.committed_snapshots() + kSnapshotsBetweenFaults;
-      run.wait_for("committed progress before the next fault", kStepTimeout,
-                   [&] { return path.committed_snapshots() >= enough; });
-    }
-    faults.push_back(fault(run, path, workload, round));
-    run.progress(fmt::format("fault {}/{}: recovered in {:.2f} s; {} row events so far", round + 1, rounds,
-                             faults.back().recovery_seconds(), workload.events_done()));
-  }
-  const PhaseResult result = workload.finish();
-  sampler.finish(run.record());
-  run.record().events += result.row_events();
-  run.check(Check::compare("workload_completed", result.error.empty(), Comparison::kHolds, true,
-                           result.error.empty() ? fmt::format("{} generator row events, {} transfers ({} row events)",
-                                                              result.events, result.transfers, result.transfer_events)
-                                                : result.error));
-  if (rounds > 0) {  // a drill without faults (parity) has no recovery to judge
-    RecoveryFindings recoveries = judge_recoveries(faults, rounds);
-    run.record().samples["recovery_seconds"] = std::move(recoveries.series);
-    run.record().recovery_seconds = recoveries.worst_seconds;
-    for (Check& check : recoveries.checks) run.check(std::move(check));
-  }
-  path.verify(workload);
-}
 
 // SIGKILLs the pipeline's process NAME and starts it again; recovered once the tables hold what
 // the source held at the kill.
@@ -296,50 +235,6 @@ FaultTimes kill_and_restart_broker(DrillRun& run, Paths& path, Workload&, std::s
   return times;
 }
 
-std::size_t rounds(const DrillRun& run, std::size_t quick, std::size_t full) {
-  return run.options().size == DrillSize::kQuick ? quick : full;
-}
-
-constexpr std::size_t kIntrudersPerRound = 5;
-
-// Path B under load, an outside producer writes poison into the ledger's topic (drill/intruder.h),
-// kIntrudersPerRound records at a time; the sink must divert each to `<topic>.dlq` and apply none.
-// Detected by the sink's log line for the first diverted one; recovered once the tables hold what
-// the source held at the intrusion.
-void under_intruders(DrillRun& run) {
-  const std::string suffix = ".dlq";
-  std::optional<Intruder> intruder;
-  std::string topic;
-  const Fault intrude = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t) {
-    if (!intruder) {
-      topic = fmt::format("{}.{}.{}", run.prefix(), run.stack().mariadb().database, workload.ledger());
-      intruder.emplace(run, topic);
-    }
-    FaultTimes times;
-    const std::uintmax_t from = log_size(run.log("sink"));
-    const mysql::BinlogPosition position = run.source_position();
-    times.inject_ms = unix_ms();
-    intruder->write_poison(kIntrudersPerRound);
-    run.mark(Phase::kInject, fmt::format("{} poison records written into {}", kIntrudersPerRound, topic),
-             "source at " + position.to_string(), times.inject_ms);
-    std::optional<LogLine> diverted;
-    run.wait_for("the sink to divert the intruders", kStepTimeout, [&] {
-      diverted = find_log_line(run.log("sink"), "-> " + topic + suffix, from);
-      return diverted.has_value();
-    });
-    times.detected = true;
-    times.detect_ms = diverted->at_ms;
-    run.mark(Phase::kDetect, "sink log: a record -> " + topic + suffix, "", times.detect_ms);
-    times.recover_ms = paths.wait_until_tables_contain(position, kStepTimeout);
-    run.mark(Phase::kRecover, "snapshot summary: binberg.sink.offsets", "tables hold " + position.to_string(),
-             times.recover_ms);
-    return times;
-  };
-  under_faults(run, PathChoice::kB, rounds(run, 2, 4), FaultGate::kCommittedProgress, intrude);
-  run.check(diversion_check("intruders_dead_lettered", intruder ? intruder->written() : 0,
-                            intruder ? intruder->diverted(suffix) : DivertedRecords{}, topic + suffix));
-}
-
 }  // namespace
 
 const std::vector<Drill>& all_drills() {
@@ -354,6 +249,9 @@ const std::vector<Drill>& all_drills() {
          under_faults(run, PathChoice::kA, commit_failpoints().size(), FaultGate::kByItself, crash_at_next_failpoint,
                       crash_at(commit_failpoints().front()));
        }},
+      {"small-file-rewrite",
+       "binberg table compact on the current-state tables under load; fewer files, same rows, plans timed", "A",
+       under_compaction},
       {"mariadb-restart", "SIGKILL the source MariaDB under load and start it again; replicate reconnects by itself",
        "A",
        [](DrillRun& run) {
@@ -390,7 +288,15 @@ const std::vector<Drill>& all_drills() {
                       kill_and_restart("source"));
        }},
       {"poison-dlq", "an outside producer writes undecodable records into a topic under load; each dead-lettered", "B",
-       [](DrillRun& run) { under_intruders(run); }},
+       [](DrillRun& run) { under_intruders(run, IntruderKind::kPoison); }},
+      {"mis-keying", "an outside producer writes valid changes under other rows' keys under load; each quarantined",
+       "B", [](DrillRun& run) { under_intruders(run, IntruderKind::kMisKeyed); }},
+      {"offset-replay",
+       "rebuild the sink's tables from offset 0 and from a timestamp under load; each equal to the live tables", "B",
+       under_rebuilds},
+      {"schema-contract",
+       "under load: a compatible DDL evolves the tables; an incompatible schema, registered or from DDL, gets 409", "B",
+       under_contract_changes},
   };
   return drills;
 }

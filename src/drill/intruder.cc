@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "avro/wire_format.h"
+#include "envelope/change_envelope.h"
 #include "kafka/admin.h"
 #include "kafka/producer.h"
+#include "registry/registry_client.h"
 
 namespace binberg::drill {
 namespace {
@@ -39,7 +42,24 @@ std::vector<kafka::ConsumedRecord> Intruder::originals() const {
   return originals;
 }
 
-void Intruder::write_poison(std::size_t count) {
+// ORIGINAL's change at a source position past any the drill's binlog reaches. The sink's position
+// check would otherwise drop the copy as a repeat before its key gate saw it: under load the source
+// publishes newer changes into the partition between any position the drill reads and the copy's
+// arrival (the binlog's end when written was tried: in a loaded run none reached the gate).
+std::string Intruder::mis_keyed_value(const kafka::ConsumedRecord& original) const {
+  registry::RegistryClient registry(registry::RegistryOptions{run_.stack().registry_url()});
+  const std::int32_t id = avro::parse_wire_message(*original.value).schema_id;
+  const avro::Schema schema = avro::Schema::parse(registry.schema_by_id(id));
+  const auto table = std::make_shared<const TableSchema>(envelope::table_schema_of(schema));
+  ChangeEvent change = envelope::change_event_from_datum(
+      avro::decode_wire_message(*original.value, [&](std::int32_t) -> std::optional<avro::Schema> { return schema; }),
+      table);
+  change.source.file = "mariadb-bin.999999";
+  change.source.end_pos = 4;
+  return avro::encode_wire_message(id, schema, envelope::envelope_datum(change, "intruder", 0));
+}
+
+void Intruder::write(IntruderKind kind, std::size_t count) {
   const std::vector<kafka::ConsumedRecord> copies = originals();
   kafka::Producer producer = kafka::Producer::create(client_of(run_), kafka::ProducerMode::kIdempotent);
   for (std::size_t i = 0; i < count; ++i, ++written_) {
@@ -49,7 +69,17 @@ void Intruder::write_poison(std::size_t count) {
                                  original.key,
                                  original.value,
                                  {kafka::Header{std::string(kIntruderHeader), std::to_string(written_)}}};
-    (*record.value)[0] = '\x01';  // not the wire format's magic byte 0
+    if (kind == IntruderKind::kPoison) {
+      (*record.value)[0] = '\x01';  // not the wire format's magic byte 0
+    } else {
+      // Under the key of the next original whose key differs, in that key's partition.
+      std::size_t other = written_ + 1;
+      while (copies[other % copies.size()].key == original.key) ++other;
+      const kafka::ConsumedRecord& owner = copies[other % copies.size()];
+      record.key = owner.key;
+      record.partition = owner.partition;
+      record.value = mis_keyed_value(original);
+    }
     producer.send(record);
   }
   producer.flush(kKafkaTimeout);

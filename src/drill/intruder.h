@@ -1,9 +1,10 @@
 #pragma once
 
 // An outside producer writing records into a table's topic that the sink must never apply: copies
-// of the source's records with their Avro magic byte damaged (poison, for `<topic>.dlq`). Each
-// carries kIntruderHeader, which the sink keeps on what it diverts, so a drill can tell its
-// intruders from the source's own records there.
+// of the source's records with their Avro magic byte damaged (poison, for `<topic>.dlq`), or valid
+// changes under another row's key (mis-keyed, for `<topic>.quarantine`). Each carries
+// kIntruderHeader, which the sink keeps on what it diverts, so a drill can tell its intruders from
+// the source's own records there.
 
 #include <cstddef>
 #include <string>
@@ -18,12 +19,15 @@ namespace binberg::drill {
 
 inline constexpr std::string_view kIntruderHeader = "binberg.drill.intruder";
 
+enum class IntruderKind { kPoison, kMisKeyed };
+
 class Intruder {
  public:
   Intruder(DrillRun& run, std::string topic);
 
-  // Writes COUNT poison records, each a copy of a record of the topic; returns once acknowledged.
-  void write_poison(std::size_t count);
+  // Writes COUNT records of KIND, each a copy of a record of the topic (mis-keyed: its change made
+  // newer than anything applied, so only the key gate can stop it); returns once acknowledged.
+  void write(IntruderKind kind, std::size_t count);
   std::size_t written() const { return written_; }
   // What `<topic><SUFFIX>` holds: the intruders' marks, and how many other records.
   DivertedRecords diverted(std::string_view suffix) const;
@@ -31,6 +35,7 @@ class Intruder {
  private:
   // The first records of each partition written by the source, with a key and a value.
   std::vector<kafka::ConsumedRecord> originals() const;
+  std::string mis_keyed_value(const kafka::ConsumedRecord& original) const;
 
   DrillRun& run_;
   std::string topic_;

@@ -138,10 +138,11 @@ std::size_t Pipeline::committed_snapshots() {
   return snapshots;
 }
 
-std::optional<mysql::BinlogPosition> Pipeline::committed_position(std::int64_t& committed_at_ms) {
+std::optional<mysql::BinlogPosition> Pipeline::committed_position(const std::string& table,
+                                                                  std::int64_t& committed_at_ms) {
   iceberg::LoadedTable loaded;
   try {
-    loaded = catalog().load_table(iceberg::TableIdentifier{run_.stack().mariadb().database, ledger_});
+    loaded = catalog().load_table(iceberg::TableIdentifier{run_.stack().mariadb().database, table});
   } catch (const iceberg::NoSuchTable&) {
     return std::nullopt;  // not made yet
   }
@@ -159,9 +160,14 @@ void Pipeline::start(const Environment& environment) {
 }
 
 std::int64_t Pipeline::wait_until_tables_contain(const mysql::BinlogPosition& position, std::chrono::seconds timeout) {
+  return wait_until_table_contains(ledger_, position, timeout);
+}
+
+std::int64_t Pipeline::wait_until_table_contains(const std::string& table, const mysql::BinlogPosition& position,
+                                                 std::chrono::seconds timeout) {
   std::int64_t committed_at_ms = 0;
-  run_.wait_for(fmt::format("path {}'s tables to reach {}", path_, position.to_string()), timeout, [&] {
-    const auto committed = committed_position(committed_at_ms);
+  run_.wait_for(fmt::format("path {}'s table {} to reach {}", path_, table, position.to_string()), timeout, [&] {
+    const auto committed = committed_position(table, committed_at_ms);
     return committed && capture::compare_binlog(*committed, position) >= 0;
   });
   return committed_at_ms;

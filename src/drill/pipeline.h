@@ -55,9 +55,16 @@ class Pipeline {
   // transfers change it in every source moment of a drill, so its snapshots always carry a
   // position (a path B sink records one per table, once it read everything before it).
   std::int64_t wait_until_tables_contain(const mysql::BinlogPosition& position, std::chrono::seconds timeout);
+  // As wait_until_tables_contain, for TABLE alone (its Iceberg name: the source's): a table that
+  // stopped while the others went on. TABLE must change after POSITION for its snapshot to show it.
+  std::int64_t wait_until_table_contains(const std::string& table, const mysql::BinlogPosition& position,
+                                         std::chrono::seconds timeout);
 
   // Reconcile, the invariants over every snapshot, and a clean stop: checks in the run's record.
   void verify(const Workload& workload);
+
+  // The pipeline's Iceberg catalog, opened once (the drill's own reads: positions, table shapes).
+  iceberg::Catalog& catalog();
 
  protected:
   Pipeline(DrillRun& run, std::string path, const Workload& workload);
@@ -66,9 +73,8 @@ class Pipeline {
   DrillRun& run_;
 
  private:
-  iceberg::Catalog& catalog();
-  // The position the ledger's table holds, and when its snapshot was committed.
-  std::optional<mysql::BinlogPosition> committed_position(std::int64_t& committed_at_ms);
+  // The position TABLE holds, and when its snapshot was committed.
+  std::optional<mysql::BinlogPosition> committed_position(const std::string& table, std::int64_t& committed_at_ms);
   void reconcile();
   void check_history(const Workload& workload);
   void stop_cleanly();

@@ -105,7 +105,7 @@ std::string summary_line(const evidence::RunRecord& record) {
   const std::size_t failed = static_cast<std::size_t>(
       std::count_if(record.checks.begin(), record.checks.end(),
                     [](const evidence::Check& check) { return check.verdict != evidence::CheckVerdict::kPass; }));
-  return fmt::format("{:<18} {:<10} {:>8} events  recovery {:>7}  {:>3}/{} checks  {:>6.1f} s{}", record.drill,
+  return fmt::format("{:<20} {:<10} {:>8} events  recovery {:>7}  {:>3}/{} checks  {:>6.1f} s{}", record.drill,
                      evidence::to_string(record.verdict()), record.events,
                      record.recovery_seconds ? fmt::format("{:.2f} s", *record.recovery_seconds) : "-",
                      record.checks.size() - failed, record.checks.size(),

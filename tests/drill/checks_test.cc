@@ -3,6 +3,7 @@
 
 #include "drill/checks.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -122,15 +123,104 @@ TEST(DrillChecksTest, ParityHoldsOnlyWhenATableHasOneDigestAcrossBothPathsAndThe
 
 TEST(DrillChecksTest, DiversionHoldsOnlyWhenEveryIntruderAndNothingElseWasDiverted) {
   const DivertedRecords all{{"0", "1", "2"}, 0};
-  EXPECT_EQ(diversion_check("intruders_dead_lettered", 3, all, "t.dlq").verdict, CheckVerdict::kPass);
+  EXPECT_EQ(diversion_check("intruders_quarantined", 3, all, "t.quarantine").verdict, CheckVerdict::kPass);
   // One intruder got through (applied, or dropped unseen).
-  const Check missing = diversion_check("intruders_dead_lettered", 3, DivertedRecords{{"0", "2"}, 0}, "t.dlq");
+  const Check missing = diversion_check("intruders_quarantined", 3, DivertedRecords{{"0", "2"}, 0}, "t.quarantine");
   EXPECT_EQ(missing.verdict, CheckVerdict::kFail);
-  EXPECT_NE(missing.detail.find("2 of 3 intruders in t.dlq, 1 missing"), std::string::npos) << missing.detail;
+  EXPECT_NE(missing.detail.find("2 of 3 intruders in t.quarantine, 1 missing"), std::string::npos) << missing.detail;
   // A record of the source itself was diverted: the gate stopped good data.
-  EXPECT_EQ(diversion_check("intruders_dead_lettered", 3, DivertedRecords{all.intruders, 1}, "t.dlq").verdict,
+  EXPECT_EQ(diversion_check("intruders_quarantined", 3, DivertedRecords{all.intruders, 1}, "t.quarantine").verdict,
             CheckVerdict::kFail);
   EXPECT_EQ(diversion_check("intruders_dead_lettered", 0, DivertedRecords{}, "t.dlq").verdict, CheckVerdict::kSkipped);
+}
+
+// JUDGE's check of a copy of CASES that CHANGE altered: one measurement made wrong.
+template <typename Case, typename Judge, typename Change>
+Check judged_after(const std::vector<Case>& cases, const Judge& judge, const Change& change) {
+  std::vector<Case> changed = cases;
+  change(changed);
+  return judge(changed);
+}
+
+// A `sink --rebuild` report with TABLES tables, each equal and holding 10 rows.
+nlohmann::json rebuild_report(std::size_t tables) {
+  nlohmann::json report{{"equal", true}, {"tables", nlohmann::json::array()}};
+  for (std::size_t i = 0; i < tables; ++i) {
+    report["tables"].push_back({{"original", fmt::format("db.t{}", i)},
+                                {"equal", true},
+                                {"original_rows", 10},
+                                {"rebuilt_rows", 10},
+                                {"original_digest", "aa"},
+                                {"rebuilt_digest", "aa"}});
+  }
+  return report;
+}
+
+TEST(DrillChecksTest, RebuildsHoldOnlyWhenEveryRebuiltTableEqualsItsOriginal) {
+  const std::vector<RebuildOutcome> good = {{"offset:0", 0, rebuild_report(2)}, {"timestamp:5", 0, rebuild_report(2)}};
+  const auto judge = [](const std::vector<RebuildOutcome>& rebuilds) {
+    return rebuilds_check("rebuilds_equal", rebuilds, 2);
+  };
+  EXPECT_EQ(judge(good).verdict, CheckVerdict::kPass);
+  // A rebuilt table whose digest differs (a row lost or changed in the replay).
+  const Check differing = judged_after(good, judge, [](std::vector<RebuildOutcome>& rebuilds) {
+    rebuilds[1].report["tables"][1]["equal"] = false;
+    rebuilds[1].report["tables"][1]["rebuilt_digest"] = "bb";
+  });
+  EXPECT_EQ(differing.verdict, CheckVerdict::kFail);
+  EXPECT_NE(differing.detail.find("from timestamp:5: db.t1: 10 rows, sha256 aa; rebuilt 10 rows, sha256 bb"),
+            std::string::npos)
+      << differing.detail;
+  // Equal but empty: a rebuild that copied nothing proves nothing.
+  EXPECT_EQ(
+      judged_after(good, judge,
+                   [](std::vector<RebuildOutcome>& rebuilds) { rebuilds[0].report["tables"][0]["rebuilt_rows"] = 0; })
+          .verdict,
+      CheckVerdict::kFail);
+  // A rebuild that failed, printed nothing, left a table out, or said its tables differ.
+  EXPECT_EQ(rebuilds_check("rebuilds_equal", {{"offset:0", 1, nullptr}}, 2).verdict, CheckVerdict::kFail);
+  EXPECT_EQ(rebuilds_check("rebuilds_equal", {{"offset:0", 3, rebuild_report(2)}}, 2).verdict, CheckVerdict::kFail);
+  EXPECT_EQ(rebuilds_check("rebuilds_equal", {{"offset:0", 0, nullptr}}, 2).verdict, CheckVerdict::kFail);
+  EXPECT_EQ(rebuilds_check("rebuilds_equal", {{"offset:0", 0, rebuild_report(1)}}, 2).verdict, CheckVerdict::kFail);
+  EXPECT_EQ(rebuilds_check("rebuilds_equal", {}, 2).verdict, CheckVerdict::kSkipped);
+}
+
+TEST(DrillChecksTest, TheContractHoldsOnlyWhenTheRegistryTakesTheCompatibleAndRefusesTheRest) {
+  const std::vector<ContractChange> right = {{"ADD COLUMN", true, 200}, {"direct", false, 409}, {"MODIFY", false, 409}};
+  const auto judge = [](const std::vector<ContractChange>& changes) {
+    return contract_check("registry_contract", changes);
+  };
+  EXPECT_EQ(judge(right).verdict, CheckVerdict::kPass);
+  // An incompatible schema the registry took: the rule is not enforced.
+  const Check check =
+      judged_after(right, judge, [](std::vector<ContractChange>& changes) { changes[1].registry_status = 200; });
+  EXPECT_EQ(check.verdict, CheckVerdict::kFail);
+  EXPECT_NE(check.detail.find("direct (incompatible): 200 WRONG"), std::string::npos) << check.detail;
+  // A compatible change refused, or one with no answer seen, fails too.
+  for (const auto& [change, status] : {std::pair{0, 409}, std::pair{2, 0}}) {
+    EXPECT_EQ(judged_after(right, judge,
+                           [&](std::vector<ContractChange>& changes) { changes[change].registry_status = status; })
+                  .verdict,
+              CheckVerdict::kFail);
+  }
+  EXPECT_EQ(contract_check("registry_contract", {}).verdict, CheckVerdict::kSkipped);
+}
+
+TEST(DrillChecksTest, CompactionHoldsOnlyWhenEveryTableCommittedWithFewerFiles) {
+  const std::vector<CompactionOutcome> good = {{"db.a", true, 40, 3}, {"db.b", true, 12, 2}};
+  const auto judge = [](const std::vector<CompactionOutcome>& compactions) {
+    return compaction_check("files_compacted", compactions);
+  };
+  EXPECT_EQ(judge(good).verdict, CheckVerdict::kPass);
+  const Check check =
+      judged_after(good, judge, [](std::vector<CompactionOutcome>& compactions) { compactions[1].files_after = 12; });
+  EXPECT_EQ(check.verdict, CheckVerdict::kFail);
+  EXPECT_NE(check.detail.find("db.b: 12 -> 12 files NOT FEWER"), std::string::npos) << check.detail;
+  EXPECT_EQ(
+      judged_after(good, judge, [](std::vector<CompactionOutcome>& compactions) { compactions[0].committed = false; })
+          .verdict,
+      CheckVerdict::kFail);
+  EXPECT_EQ(compaction_check("files_compacted", {}).verdict, CheckVerdict::kSkipped);
 }
 
 }  // namespace

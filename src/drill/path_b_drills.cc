@@ -1,0 +1,281 @@
+#include "drill/path_b_drills.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drill/checks.h"
+#include "drill/pipeline.h"
+#include "drill/signals.h"
+#include "drill/skeleton.h"
+#include "registry/registry_client.h"
+
+namespace binberg::drill {
+namespace {
+
+using evidence::Phase;
+
+constexpr std::size_t kIntrudersPerRound = 5;
+// The sink diverts intruders within about a second; one it has not diverted by then it applied.
+constexpr std::chrono::seconds kDiversionTimeout{20};
+
+// Waits for the first line of PROCESS's log past byte FROM holding TEXT.
+LogLine wait_for_log_line(DrillRun& run, const std::string& process, const std::string& text, std::uintmax_t from) {
+  std::optional<LogLine> line;
+  run.wait_for(fmt::format("{}'s log to say \"{}\"", process, text), kStepTimeout, [&] {
+    line = find_log_line(run.log(process), text, from);
+    return line.has_value();
+  });
+  return *line;
+}
+
+// As wait_for_log_line, but up to TIMEOUT and without giving up the drill: nullopt when no such
+// line came (a fault the system did not detect: the drill goes on, and faults_detected says so).
+std::optional<LogLine> await_log_line(DrillRun& run, const std::string& process, const std::string& text,
+                                      std::uintmax_t from, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (std::optional<LogLine> line = find_log_line(run.log(process), text, from)) return line;
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// The topic binberg source writes TABLE of the drill's workload to.
+std::string topic_of(DrillRun& run, const std::string& table) {
+  return fmt::format("{}.{}.{}", run.prefix(), run.stack().mariadb().database, table);
+}
+
+// The drill's changes to the ledger's contract (under_contract_changes), in round order.
+enum class ContractRound { kDirectRegistration, kAddColumn, kNarrowing };
+
+// Writes a row of balance 0 (the ledger's sum stays) to TABLE, the workload's ledger, under a key
+// the transfers never use, so that the table has a change right after a statement. Returns the
+// source position before it: a table's snapshot records the position of the last change it holds,
+// which for this row is where its transaction begins.
+mysql::BinlogPosition mark_ledger(DrillRun& run, const std::string& table, std::size_t round) {
+  const mysql::BinlogPosition before = run.source_position();
+  run.admin().execute(
+      fmt::format("INSERT IGNORE INTO {} (id, balance) VALUES ({}, 0)", table, 900'000'000'000 + round));
+  return before;
+}
+
+// A copy of the subject's latest value schema with the ledger's balance made a string:
+// no BACKWARD reader of the older records (long) can read it.
+std::string incompatible_schema(const std::string& latest) {
+  nlohmann::json schema = nlohmann::json::parse(latest);
+  bool changed = false;
+  const std::function<void(nlohmann::json&)> visit = [&](nlohmann::json& node) {
+    if (changed) return;
+    if (node.is_object() && node.value("name", "") == "balance" && node.contains("type")) {
+      node["type"] = "string";
+      changed = true;
+      return;
+    }
+    if (node.is_structured()) {
+      for (auto& child : node) visit(child);
+    }
+  };
+  visit(schema);
+  if (!changed) throw DrillAborted("the ledger's value schema has no field balance: " + latest.substr(0, 200));
+  return schema.dump();
+}
+
+// The HTTP status in a registry error's text ("... answered 409 ..."); 0 when it names none.
+int answered_status(const std::string& text) {
+  const std::size_t at = text.find("answered ");
+  return at == std::string::npos ? 0 : std::atoi(text.c_str() + at + 9);
+}
+
+// SIGTERMs process NAME of PATH, waits for its clean exit, and starts it with EXTRA_ARGS.
+void restart_cleanly(DrillRun& run, Pipeline& path, const std::string& name, const std::vector<std::string>& extra) {
+  lab::ChildProcess& process = run.process(name);
+  process.send(SIGTERM);
+  const std::optional<int> status = process.wait_for_exit(kStepTimeout);
+  if (status != 0)
+    throw DrillAborted(
+        fmt::format("{} did not stop cleanly on SIGTERM: {}", name, status ? exit_text(*status) : "still running"));
+  path.start_process(name, {}, extra);
+}
+
+}  // namespace
+
+// Path B under load, an outside producer writes intruders of KIND into the ledger's topic
+// (drill/intruder.h), kIntrudersPerRound at a time; the sink must divert each to `<topic>.dlq`
+// (poison) or `<topic>.quarantine` (mis-keyed) and apply none. Detected by the sink's log line for
+// the first diverted one; recovered once the tables hold what the source held at the intrusion.
+void under_intruders(DrillRun& run, IntruderKind kind) {
+  const std::string suffix = kind == IntruderKind::kPoison ? ".dlq" : ".quarantine";
+  std::optional<Intruder> intruder;
+  std::string topic;
+  const Fault intrude = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t) {
+    if (!intruder) {
+      topic = topic_of(run, workload.ledger());
+      intruder.emplace(run, topic);
+    }
+    FaultTimes times;
+    const std::uintmax_t from = log_size(run.log("sink"));
+    const mysql::BinlogPosition position = run.source_position();
+    times.inject_ms = unix_ms();
+    intruder->write(kind, kIntrudersPerRound);
+    run.mark(Phase::kInject,
+             fmt::format("{} {} records written into {}", kIntrudersPerRound,
+                         kind == IntruderKind::kPoison ? "poison" : "mis-keyed", topic),
+             "source at " + position.to_string(), times.inject_ms);
+    const std::optional<LogLine> diverted =
+        await_log_line(run, "sink", "-> " + topic + suffix, from, kDiversionTimeout);
+    times.detected = diverted.has_value();
+    times.detect_ms = diverted ? diverted->at_ms : unix_ms();
+    run.mark(Phase::kDetect, diverted ? "sink log: a record -> " + topic + suffix : "no record diverted",
+             diverted ? "" : fmt::format("none within {} s", kDiversionTimeout.count()), times.detect_ms);
+    times.recover_ms = paths.wait_until_tables_contain(position, kStepTimeout);
+    run.mark(Phase::kRecover, "snapshot summary: binberg.sink.offsets", "tables hold " + position.to_string(),
+             times.recover_ms);
+    return times;
+  };
+  // Mis-keyed: one round at --quick, so that a sink whose gate let one through (its position past
+  // the binlog's: drill/intruder.h) still reaches verify, where it fails, rather than stalling there.
+  const std::size_t quick_rounds = kind == IntruderKind::kPoison ? 2 : 1;
+  under_faults(run, PathChoice::kB, rounds(run, quick_rounds, 4), FaultGate::kCommittedProgress, intrude);
+  run.check(diversion_check(kind == IntruderKind::kPoison ? "intruders_dead_lettered" : "intruders_quarantined",
+                            intruder ? intruder->written() : 0,
+                            intruder ? intruder->diverted(suffix) : DivertedRecords{}, topic + suffix));
+}
+
+// Path B under load, each round rebuilds the sink's tables into a fresh namespace with `binberg
+// sink --rebuild` while the sink goes on (sink/sink_rebuild.h): from offset 0 in even rounds, from
+// the moment the round before began in odd ones (a commit of the original seeds it). Each rebuild
+// compares its tables with the originals by digest. Inject: the rebuild starts; detected and
+// recovered: it exits 0 with its report.
+void under_rebuilds(DrillRun& run) {
+  std::vector<RebuildOutcome> rebuilds;
+  std::size_t tables = 0;
+  std::int64_t round_began_ms = 0;
+  const Fault rebuild = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t round) {
+    FaultTimes times;
+    tables = 2 * workload.tables().size();  // each a current-state table and a changelog
+    const std::string ns = fmt::format("{}_rebuild_{}", run.prefix(), round);
+    RebuildOutcome& outcome = rebuilds.emplace_back();
+    outcome.from = round % 2 == 0 ? "offset:0" : fmt::format("timestamp:{}", round_began_ms);
+    times.inject_ms = round_began_ms = unix_ms();
+    run.mark(Phase::kInject, "binberg sink --rebuild started", ns + " from " + outcome.from, times.inject_ms);
+    const DrillRun::Finished finished = run.run_to_end("rebuild",
+                                                       {"sink", "--config", paths.owner_of("sink").config().string(),
+                                                        "--rebuild", ns, "--from", outcome.from, "--json"},
+                                                       kStepTimeout);
+    times.detect_ms = times.recover_ms = unix_ms();
+    outcome.exit_status = finished.exit_status;
+    outcome.report = nlohmann::json::parse(finished.output, nullptr, false);
+    if (outcome.report.is_discarded()) outcome.report = nullptr;
+    times.detected = outcome.report.is_object();  // exit 0, or 3 when a table differs: rebuilt either way
+    run.mark(Phase::kDetect, fmt::format("binberg sink --rebuild {}", exit_text(finished.exit_status)),
+             outcome.report.is_object() ? fmt::format("report: equal {}", outcome.report.value("equal", false))
+                                        : "no report",
+             times.detect_ms);
+    run.mark(Phase::kRecover, "rebuild report read", ns, times.recover_ms);
+    return times;
+  };
+  under_faults(run, PathChoice::kB, rounds(run, 2, 4), FaultGate::kCommittedProgress, rebuild);
+  run.check(rebuilds_check("rebuilds_equal", rebuilds, tables));
+}
+
+// Path B under load, three changes to the ledger's schema contract, one per round (the subject's
+// rule is the stack's global BACKWARD). The ledger, as its transfers are one table's transactions:
+// a stopped table, and the table of a schema change, commit their part of a transaction over
+// several tables apart from the others (docs/kafka-sink.md, "one exception"), which
+// whole_transactions_path_b counts, so a statement on the generator's tables fails this drill on
+// that known gap rather than on the contract it is about.
+//   direct        an incompatible value schema (a field's type changed) registered over HTTP: the
+//                 registry answers 409 (detected) and the pipeline never notices;
+//   add-column    ALTER TABLE ADD COLUMN, nullable: the registry takes the next schema and the sink
+//                 evolves its tables (detected by the sink's "applied" line);
+//   narrowing     ALTER TABLE MODIFY narrowing BIGINT to INT: the registry refuses it and the
+//                 source stops that table alone (detected by its log line); the operator sets the
+//                 subject's rule to NONE and restarts the source; the sink refuses the narrowing by
+//                 its own policy and stops that table alone; the operator restarts it with
+//                 --accept-schema-change <GTID>.
+// Recovered once the ledger's table holds a row written after the change. Extra check
+// registry_contract (checks.h).
+void under_contract_changes(DrillRun& run) {
+  std::vector<ContractChange> changes;
+  const Fault change = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t round) {
+    Pipeline& path = paths.owner_of("sink");
+    const std::string table = workload.ledger();
+    const std::string subject = registry::value_subject(topic_of(run, table));
+    registry::RegistryClient registry(registry::RegistryOptions{run.stack().registry_url()});
+    const std::uintmax_t source_from = log_size(run.log("source")), sink_from = log_size(run.log("sink"));
+    FaultTimes times;
+    times.inject_ms = unix_ms();
+    std::optional<mysql::BinlogPosition> marked;
+    switch (static_cast<ContractRound>(round)) {
+      case ContractRound::kDirectRegistration: {
+        const std::string schema = incompatible_schema(registry.latest_version(subject).schema);
+        run.mark(Phase::kInject, "incompatible schema registered over HTTP (balance: long to string)", subject,
+                 times.inject_ms);
+        int status = 200;
+        try {
+          registry.register_schema(subject, schema);
+        } catch (const registry::RegistryError& error) {
+          status = error.http_status();
+        }
+        times.detect_ms = unix_ms();
+        times.detected = status == 409;
+        run.mark(Phase::kDetect, fmt::format("registry answered {}", status), subject, times.detect_ms);
+        changes.push_back({"balance long to string (registered directly)", false, status});
+        marked = mark_ledger(run, table, round);
+        break;
+      }
+      case ContractRound::kAddColumn: {
+        run.admin().execute(fmt::format("ALTER TABLE {} ADD COLUMN drill_note VARCHAR(32) NULL", table));
+        marked = mark_ledger(run, table, round);
+        run.mark(Phase::kInject, "ALTER TABLE ADD COLUMN drill_note VARCHAR(32) NULL", table, times.inject_ms);
+        const LogLine applied = wait_for_log_line(run, "sink", ") applied", sink_from);
+        times.detected = applied.text.find(table) != std::string::npos;
+        times.detect_ms = applied.at_ms;
+        run.mark(Phase::kDetect, "sink log: schema change applied", applied.text.substr(0, 200), times.detect_ms);
+        const bool registered = registry.latest_version(subject).schema.find("drill_note") != std::string::npos;
+        changes.push_back({"ADD COLUMN drill_note (by the source)", true, registered ? 200 : 0});
+        break;
+      }
+      case ContractRound::kNarrowing: {
+        mysql::Connection admin = run.admin();
+        admin.execute(fmt::format("ALTER TABLE {} MODIFY COLUMN balance INT NOT NULL", table));
+        const std::string gtid = admin.scalar("SELECT @@last_gtid").value_or("");
+        marked = mark_ledger(run, table, round);
+        run.mark(Phase::kInject, "ALTER TABLE MODIFY COLUMN balance INT NOT NULL", table + ", transaction " + gtid,
+                 times.inject_ms);
+        const LogLine refused = wait_for_log_line(run, "source", "the registry refused the new schema of", source_from);
+        times.detected = refused.text.find(subject) != std::string::npos;
+        times.detect_ms = refused.at_ms;
+        run.mark(Phase::kDetect, "source log: the registry refused the new schema", refused.text.substr(0, 200),
+                 times.detect_ms);
+        changes.push_back({"MODIFY balance BIGINT to INT (by the source)", false, answered_status(refused.text)});
+        registry.set_compatibility(subject, "NONE");
+        restart_cleanly(run, path, "source", {});
+        run.mark(Phase::kNote, "operator: subject rule NONE, source restarted", subject, unix_ms());
+        const LogLine stopped = wait_for_log_line(run, "sink", ") refused: ", sink_from);
+        run.mark(Phase::kNote, "sink log: the narrowing refused by its policy, the table stopped",
+                 stopped.text.substr(0, 200), stopped.at_ms);
+        restart_cleanly(run, path, "sink", {"--accept-schema-change", gtid});
+        run.mark(Phase::kNote, "operator: sink restarted with --accept-schema-change", gtid, unix_ms());
+        break;
+      }
+    }
+    times.recover_ms = path.wait_until_table_contains(table, *marked, kStepTimeout);
+    run.mark(Phase::kRecover, "snapshot summary: binberg.sink.offsets of " + table, "holds " + marked->to_string(),
+             times.recover_ms);
+    return times;
+  };
+  under_faults(run, PathChoice::kB, 3, FaultGate::kCommittedProgress, change);
+  run.check(contract_check("registry_contract", changes));
+}
+
+}  // namespace binberg::drill
