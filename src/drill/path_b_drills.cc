@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,7 +56,7 @@ std::string topic_of(DrillRun& run, const std::string& table) {
 }
 
 // The drill's changes to the ledger's contract (under_contract_changes), in round order.
-enum class ContractRound { kDirectRegistration, kAddColumn, kNarrowing };
+enum class ContractRoundKind { kDirectRegistration, kAddColumn, kNarrowing };
 
 // Writes a row of balance 0 (the ledger's sum stays) to TABLE, the workload's ledger, under a key
 // the transfers never use, so that the table has a change right after a statement. Returns the
@@ -96,15 +97,106 @@ int answered_status(const std::string& text) {
 }
 
 // SIGTERMs process NAME of PATH, waits for its clean exit, and starts it with EXTRA_ARGS.
-void restart_cleanly(DrillRun& run, Pipeline& path, const std::string& name, const std::vector<std::string>& extra) {
+void restart_cleanly(DrillRun& run, Pipeline& path, const std::string& name,
+                     const std::vector<std::string>& extra_args) {
   lab::ChildProcess& process = run.process(name);
   process.send(SIGTERM);
   const std::optional<int> status = process.wait_for_exit(kStepTimeout);
   if (status != 0)
     throw DrillAborted(
         fmt::format("{} did not stop cleanly on SIGTERM: {}", name, status ? exit_text(*status) : "still running"));
-  path.start_process(name, {}, extra);
+  path.start_process(name, {}, extra_args);
 }
+
+// A round of under_contract_changes on TABLE, the workload's ledger: each change injects, detects
+// and records the registry's answer in CHANGES, then waits for the table to hold a row written
+// right after it.
+class ContractRound {
+ public:
+  ContractRound(DrillRun& run, Pipeline& path, std::string table, std::vector<ContractChange>& changes)
+      : run_(run),
+        path_(path),
+        table_(std::move(table)),
+        subject_(registry::value_subject(topic_of(run, table_))),
+        registry_(registry::RegistryOptions{run.stack().registry_url()}),
+        changes_(changes),
+        source_from_(log_size(run.log("source"))),
+        sink_from_(log_size(run.log("sink"))) {}
+
+  // An incompatible value schema (balance: long to string) POSTed to the registry.
+  FaultTimes register_incompatible(FaultTimes times, std::size_t round) {
+    const std::string schema = incompatible_schema(registry_.latest_version(subject_).schema);
+    run_.mark(Phase::kInject, "incompatible schema registered over HTTP (balance: long to string)", subject_,
+              times.inject_ms);
+    int status = 200;
+    try {
+      registry_.register_schema(subject_, schema);
+    } catch (const registry::RegistryError& error) {
+      status = error.http_status();
+    }
+    times.detect_ms = unix_ms();
+    times.detected = status == 409;
+    run_.mark(Phase::kDetect, fmt::format("registry answered {}", status), subject_, times.detect_ms);
+    changes_.push_back({"balance long to string (registered directly)", false, status});
+    return recovered(times, mark_ledger(run_, table_, round));
+  }
+
+  // ALTER TABLE ADD COLUMN, nullable: registered by the source, evolved by the sink.
+  FaultTimes add_column(FaultTimes times, std::size_t round) {
+    run_.admin().execute(fmt::format("ALTER TABLE {} ADD COLUMN drill_note VARCHAR(32) NULL", table_));
+    const mysql::BinlogPosition marked = mark_ledger(run_, table_, round);
+    run_.mark(Phase::kInject, "ALTER TABLE ADD COLUMN drill_note VARCHAR(32) NULL", table_, times.inject_ms);
+    const LogLine applied = wait_for_log_line(run_, "sink", ") applied", sink_from_);
+    times.detected = applied.text.find(table_) != std::string::npos;
+    times.detect_ms = applied.at_ms;
+    run_.mark(Phase::kDetect, "sink log: schema change applied", applied.text.substr(0, 200), times.detect_ms);
+    const bool registered = registry_.latest_version(subject_).schema.find("drill_note") != std::string::npos;
+    changes_.push_back({"ADD COLUMN drill_note (by the source)", true, registered ? 200 : 0});
+    return recovered(times, marked);
+  }
+
+  // ALTER TABLE MODIFY narrowing BIGINT to INT: refused by the registry (the source stops the
+  // table), then the operator's two steps: the subject's rule NONE and a source restart; once the
+  // sink refused the narrowing by its own policy, a sink restart with --accept-schema-change.
+  FaultTimes narrow_and_accept(FaultTimes times, std::size_t round) {
+    mysql::Connection admin = run_.admin();
+    admin.execute(fmt::format("ALTER TABLE {} MODIFY COLUMN balance INT NOT NULL", table_));
+    const std::string gtid = admin.scalar("SELECT @@last_gtid").value_or("");
+    const mysql::BinlogPosition marked = mark_ledger(run_, table_, round);
+    run_.mark(Phase::kInject, "ALTER TABLE MODIFY COLUMN balance INT NOT NULL", table_ + ", transaction " + gtid,
+              times.inject_ms);
+    const LogLine refused = wait_for_log_line(run_, "source", "the registry refused the new schema of", source_from_);
+    times.detected = refused.text.find(subject_) != std::string::npos;
+    times.detect_ms = refused.at_ms;
+    run_.mark(Phase::kDetect, "source log: the registry refused the new schema", refused.text.substr(0, 200),
+              times.detect_ms);
+    changes_.push_back({"MODIFY balance BIGINT to INT (by the source)", false, answered_status(refused.text)});
+    registry_.set_compatibility(subject_, "NONE");
+    restart_cleanly(run_, path_, "source", {});
+    run_.mark(Phase::kNote, "operator: subject rule NONE, source restarted", subject_, unix_ms());
+    const LogLine stopped = wait_for_log_line(run_, "sink", ") refused: ", sink_from_);
+    run_.mark(Phase::kNote, "sink log: the narrowing refused by its policy, the table stopped",
+              stopped.text.substr(0, 200), stopped.at_ms);
+    restart_cleanly(run_, path_, "sink", {"--accept-schema-change", gtid});
+    run_.mark(Phase::kNote, "operator: sink restarted with --accept-schema-change", gtid, unix_ms());
+    return recovered(times, marked);
+  }
+
+ private:
+  FaultTimes recovered(FaultTimes times, const mysql::BinlogPosition& marked) {
+    times.recover_ms = path_.wait_until_table_contains(table_, marked, kStepTimeout);
+    run_.mark(Phase::kRecover, "snapshot summary: binberg.sink.offsets of " + table_, "holds " + marked.to_string(),
+              times.recover_ms);
+    return times;
+  }
+
+  DrillRun& run_;
+  Pipeline& path_;
+  std::string table_, subject_;
+  registry::RegistryClient registry_;
+  std::vector<ContractChange>& changes_;
+  std::uintmax_t source_from_, sink_from_;
+};
 
 }  // namespace
 
@@ -207,72 +299,18 @@ void under_rebuilds(DrillRun& run) {
 void under_contract_changes(DrillRun& run) {
   std::vector<ContractChange> changes;
   const Fault change = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t round) {
-    Pipeline& path = paths.owner_of("sink");
-    const std::string table = workload.ledger();
-    const std::string subject = registry::value_subject(topic_of(run, table));
-    registry::RegistryClient registry(registry::RegistryOptions{run.stack().registry_url()});
-    const std::uintmax_t source_from = log_size(run.log("source")), sink_from = log_size(run.log("sink"));
+    ContractRound contract(run, paths.owner_of("sink"), workload.ledger(), changes);
     FaultTimes times;
     times.inject_ms = unix_ms();
-    std::optional<mysql::BinlogPosition> marked;
-    switch (static_cast<ContractRound>(round)) {
-      case ContractRound::kDirectRegistration: {
-        const std::string schema = incompatible_schema(registry.latest_version(subject).schema);
-        run.mark(Phase::kInject, "incompatible schema registered over HTTP (balance: long to string)", subject,
-                 times.inject_ms);
-        int status = 200;
-        try {
-          registry.register_schema(subject, schema);
-        } catch (const registry::RegistryError& error) {
-          status = error.http_status();
-        }
-        times.detect_ms = unix_ms();
-        times.detected = status == 409;
-        run.mark(Phase::kDetect, fmt::format("registry answered {}", status), subject, times.detect_ms);
-        changes.push_back({"balance long to string (registered directly)", false, status});
-        marked = mark_ledger(run, table, round);
-        break;
-      }
-      case ContractRound::kAddColumn: {
-        run.admin().execute(fmt::format("ALTER TABLE {} ADD COLUMN drill_note VARCHAR(32) NULL", table));
-        marked = mark_ledger(run, table, round);
-        run.mark(Phase::kInject, "ALTER TABLE ADD COLUMN drill_note VARCHAR(32) NULL", table, times.inject_ms);
-        const LogLine applied = wait_for_log_line(run, "sink", ") applied", sink_from);
-        times.detected = applied.text.find(table) != std::string::npos;
-        times.detect_ms = applied.at_ms;
-        run.mark(Phase::kDetect, "sink log: schema change applied", applied.text.substr(0, 200), times.detect_ms);
-        const bool registered = registry.latest_version(subject).schema.find("drill_note") != std::string::npos;
-        changes.push_back({"ADD COLUMN drill_note (by the source)", true, registered ? 200 : 0});
-        break;
-      }
-      case ContractRound::kNarrowing: {
-        mysql::Connection admin = run.admin();
-        admin.execute(fmt::format("ALTER TABLE {} MODIFY COLUMN balance INT NOT NULL", table));
-        const std::string gtid = admin.scalar("SELECT @@last_gtid").value_or("");
-        marked = mark_ledger(run, table, round);
-        run.mark(Phase::kInject, "ALTER TABLE MODIFY COLUMN balance INT NOT NULL", table + ", transaction " + gtid,
-                 times.inject_ms);
-        const LogLine refused = wait_for_log_line(run, "source", "the registry refused the new schema of", source_from);
-        times.detected = refused.text.find(subject) != std::string::npos;
-        times.detect_ms = refused.at_ms;
-        run.mark(Phase::kDetect, "source log: the registry refused the new schema", refused.text.substr(0, 200),
-                 times.detect_ms);
-        changes.push_back({"MODIFY balance BIGINT to INT (by the source)", false, answered_status(refused.text)});
-        registry.set_compatibility(subject, "NONE");
-        restart_cleanly(run, path, "source", {});
-        run.mark(Phase::kNote, "operator: subject rule NONE, source restarted", subject, unix_ms());
-        const LogLine stopped = wait_for_log_line(run, "sink", ") refused: ", sink_from);
-        run.mark(Phase::kNote, "sink log: the narrowing refused by its policy, the table stopped",
-                 stopped.text.substr(0, 200), stopped.at_ms);
-        restart_cleanly(run, path, "sink", {"--accept-schema-change", gtid});
-        run.mark(Phase::kNote, "operator: sink restarted with --accept-schema-change", gtid, unix_ms());
-        break;
-      }
+    switch (static_cast<ContractRoundKind>(round)) {
+      case ContractRoundKind::kDirectRegistration:
+        return contract.register_incompatible(times, round);
+      case ContractRoundKind::kAddColumn:
+        return contract.add_column(times, round);
+      case ContractRoundKind::kNarrowing:
+        return contract.narrow_and_accept(times, round);
     }
-    times.recover_ms = path.wait_until_table_contains(table, *marked, kStepTimeout);
-    run.mark(Phase::kRecover, "snapshot summary: binberg.sink.offsets of " + table, "holds " + marked->to_string(),
-             times.recover_ms);
-    return times;
+    throw DrillAborted(fmt::format("schema-contract has no round {}", round));
   };
   under_faults(run, PathChoice::kB, 3, FaultGate::kCommittedProgress, change);
   run.check(contract_check("registry_contract", changes));
