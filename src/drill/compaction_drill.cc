@@ -74,16 +74,17 @@ TableShape measure_table(const iceberg::TableMetadata& metadata, std::optional<s
 
 // Path A under load; replicate commits every 200 ms, so each commit adds small data files, and
 // every update or delete delete files, to the current-state tables. Once each has 20 (full size:
-// 40) more commits, the drill measures each of them (measure_table), runs `binberg table compact` on it while replicate
-// goes on, and measures the snapshot the compaction committed. Inject: the first compaction starts; detected: every
-// compaction exited 0 having committed; recovered: the tables hold the source position at the
-// start (replicate went on committing through the rewrites). Extra check files_compacted.
+// 40) more commits, the drill measures each of them (measure_table), runs `binberg table compact`
+// on it while replicate goes on, and measures the snapshot the compaction committed. Inject: the
+// first compaction starts; detected: every compaction exited 0 having committed; recovered: the
+// tables hold the source position at the start (replicate went on committing through the
+// rewrites). Extra check files_compacted.
 void under_compaction(DrillRun& run) {
   std::vector<CompactionOutcome> compactions;
   const Fault compact = [&](DrillRun&, Paths& paths, Workload& workload, std::size_t) {
     Pipeline& path = paths.owner_of("replicate");
     const std::string database = run.stack().mariadb().database;
-    // Many small commits first: SMALL_COMMITS more snapshots of every table.
+    // Many small commits first: each table's snapshots grow by SMALL_COMMITS.
     const std::size_t small_commits = run.options().size == DrillSize::kQuick ? 20 : 40;
     const auto snapshots_of = [&](const std::string& table) {
       return path.catalog().load_table(iceberg::TableIdentifier{database, table}).metadata.snapshots.size();

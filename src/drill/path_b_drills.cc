@@ -28,18 +28,8 @@ constexpr std::size_t kIntrudersPerRound = 5;
 // The sink diverts intruders within about a second; one it has not diverted by then it applied.
 constexpr std::chrono::seconds kDiversionTimeout{20};
 
-// Waits for the first line of PROCESS's log past byte FROM holding TEXT.
-LogLine wait_for_log_line(DrillRun& run, const std::string& process, const std::string& text, std::uintmax_t from) {
-  std::optional<LogLine> line;
-  run.wait_for(fmt::format("{}'s log to say \"{}\"", process, text), kStepTimeout, [&] {
-    line = find_log_line(run.log(process), text, from);
-    return line.has_value();
-  });
-  return *line;
-}
-
-// As wait_for_log_line, but up to TIMEOUT and without giving up the drill: nullopt when no such
-// line came (a fault the system did not detect: the drill goes on, and faults_detected says so).
+// The first line of PROCESS's log past byte FROM holding TEXT, waiting up to TIMEOUT; nullopt when
+// none came (a fault the system did not detect: the drill goes on, and faults_detected says so).
 std::optional<LogLine> await_log_line(DrillRun& run, const std::string& process, const std::string& text,
                                       std::uintmax_t from, std::chrono::seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -48,6 +38,16 @@ std::optional<LogLine> await_log_line(DrillRun& run, const std::string& process,
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+// As await_log_line for a line the drill cannot go on without: gives the drill up after kStepTimeout.
+LogLine wait_for_log_line(DrillRun& run, const std::string& process, const std::string& text, std::uintmax_t from) {
+  std::optional<LogLine> line = await_log_line(run, process, text, from, kStepTimeout);
+  if (!line) {
+    throw DrillAborted(
+        fmt::format("gave up after {} s waiting for {}'s log to say \"{}\"", kStepTimeout.count(), process, text));
+  }
+  return *line;
 }
 
 // The topic binberg source writes TABLE of the drill's workload to.
