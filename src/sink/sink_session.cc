@@ -11,9 +11,11 @@
 #include "core/failpoint.h"
 #include "iceberg/table_writer.h"
 #include "sink/delivery_checks.h"
+#include "sink/diverter.h"
 #include "sink/kafka_sink.h"
 #include "sink/replay_history.h"
 #include "sink/session_open.h"
+#include "sink/table_evolution.h"
 
 namespace binberg::sink {
 SinkSession::SinkSession(SinkContext context)
@@ -26,6 +28,7 @@ void SinkSession::open() {
   SessionOpening opening(sink_, state_, outputs_);
   const auto existing = opening.existing_tables();
   input_ = sink_.environment.connect(options_);
+  diverter_.emplace(*input_, sink_.stats, sink_.metrics);
   const Opening opened = opening.open_tables(existing, *input_);
   if (opened == Opening::kStandby) return;  // until the group gives this sink a topic
   if (opened == Opening::kSeeded) {
@@ -77,7 +80,7 @@ void SinkSession::handle(ReadRecord& read, Arrival arrival) {
     case Route::kOfAbandoned:
       return state_.advance(table, record);
     case Route::kMalformed:
-      dead_letter(record, *facts.malformed);
+      diverter_->dead_letter(record, *facts.malformed);
       return state_.advance(table, record);
     case Route::kSchemaChange:
       return meet_schema_change(table, read, facts);
@@ -93,7 +96,7 @@ void SinkSession::handle_change(TableState& table, ReadRecord& read, const Recor
   const kafka::ConsumedRecord& record = read.record;
   std::variant<ChangeEvent, std::string> change = take_change(read);
   if (const auto* reason = std::get_if<std::string>(&change)) {
-    dead_letter(record, *reason);
+    diverter_->dead_letter(record, *reason);
     count(table, facts);
     return state_.advance(table, record);
   }
@@ -110,7 +113,7 @@ void SinkSession::handle_change(TableState& table, ReadRecord& read, const Recor
     case ChangeAction::Kind::kApply:
       map_schema(table, event.schema, record);
       if (const auto problem = key_problem(read, event)) {
-        quarantine(record, *problem);
+        diverter_->quarantine(record, *problem);
       } else {
         apply(table, std::move(event), key_change_from(facts.key_change));
         table.progress_of(Partition(record.partition)).last = action.coordinates;
@@ -155,7 +158,7 @@ void SinkSession::replay(TableState& table, const ReadRecord& read, ChangeEvent 
   const kafka::ConsumedRecord& record = read.record;
   const RecordOrigin& origin = replay_of.origin;
   map_schema(table, event.schema, record);
-  if (const auto problem = key_problem(read, event)) return quarantine(record, *problem);
+  if (const auto problem = key_problem(read, event)) return diverter_->quarantine(record, *problem);
   const ReplayVerdict verdict = judge_replay_across(replay_history(*input_, record, replay_of), event, origin);
   sink_.metrics.replays.counter({to_string(verdict)}).add();
   spdlog::info("sink: {} [{}] offset {} replays {} (event {}): {}", record.topic, record.partition, record.offset,
@@ -203,32 +206,7 @@ void SinkSession::apply_schema_change(TableState& table) {
   }
   if (output.is_open()) {
     commit(CommitScope::kOneTable, &table);  // the changes before the statement, under the old schema
-    const std::string where = fmt::format("{} (transaction {}; topic {} offsets {})", statement.position.to_string(),
-                                          statement.txn, table.topic, offsets_json(met.offsets));
-    const auto& accepted_ones = options_.accepted_schema_changes;
-    const Acceptance acceptance =
-        std::find(accepted_ones.begin(), accepted_ones.end(), statement.txn) != accepted_ones.end()
-            ? Acceptance::kByOperator
-            : Acceptance::kByPolicy;
-    tables::EvolvedTables evolved;
-    try {
-      evolved = output.evolve(statement.change, acceptance);
-    } catch (const tables::SchemaChangeRefused& error) {
-      throw TableStopped(
-          table.topic,
-          fmt::format("table {}: schema change at {} refused: {}. binberg sink stops writing the table before it, so "
-                      "nothing is lost, and goes on with the other tables; the table stays at offsets {}. Accept the "
-                      "change with binberg sink --accept-schema-change {} (docs/schema-evolution.md). Statement: {}",
-                      output.changelog_id()->to_string(), where, error.what(), progress_json(table.committed),
-                      statement.txn, statement.change.statement.substr(0, 300)));
-    }
-    if (acceptance == Acceptance::kByOperator) {
-      spdlog::warn("sink: table {}: applying schema change at {} as accepted by the operator", table.topic, where);
-    }
-    spdlog::info("sink: table {}: schema change at {} applied{}", output.changelog_id()->to_string(), where,
-                 evolved.filled_rows == 0
-                     ? ""
-                     : fmt::format("; {} existing rows given the added columns' values", evolved.filled_rows));
+    evolve_table(output, table, met, options_.accepted_schema_changes);
   }
   // Without tables yet there is nothing to evolve: the first change makes them with its schema.
   state_.schema_change_applied(table, met);
@@ -240,25 +218,6 @@ void SinkSession::apply_schema_change(TableState& table) {
   ++sink_.stats.schema_changes;
   sink_.metrics.schema_changes.add();
   for (ReadRecord& held : met.held) handle(held, Arrival::kHandedBack);
-}
-
-void SinkSession::dead_letter(const kafka::ConsumedRecord& record, const std::string& reason) {
-  divert(record, kDeadLetterSuffix, reason);
-  ++sink_.stats.dead_letters;
-  sink_.metrics.dead_letters.add();
-}
-
-void SinkSession::quarantine(const kafka::ConsumedRecord& record, const std::string& reason) {
-  divert(record, kQuarantineSuffix, reason);
-  ++sink_.stats.quarantined;
-  sink_.metrics.quarantined.add();
-}
-
-void SinkSession::divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason) {
-  if (input_->divert(record, suffix, reason) == Diverted::kTruncated) {
-    ++sink_.stats.truncated_diversions;
-    sink_.metrics.dead_letters_truncated.add();
-  }
 }
 
 void SinkSession::commit(CommitScope scope, TableState* only, std::string commit_id) {
@@ -321,6 +280,29 @@ void SinkSession::report_offsets() {
   }
 }
 
+// Handles one record that waited through the last drain, else the next item the input reads.
+void SinkSession::handle_next() {
+  Drain& drain = state_.drain();
+  if (drain.anything_waits() && !drain.draining()) {
+    ReadRecord read = drain.take();
+    handle(read, Arrival::kHandedBack);
+  } else if (std::optional<ReadItem> item = input_->next(options_.poll_timeout)) {
+    if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
+      DeliveryChecks(state_, *input_).end(*end);
+      state_.at_end({end->topic, end->partition});
+      if (end->offset >= 0) {
+        state_.read_to_end(state_.table(end->topic), Partition(end->partition), Offset(end->offset));
+        if (state_.reread_reached({end->topic, end->partition}, Offset(end->offset))) log_reread_done();
+      }
+    } else {
+      ReadRecord& read = std::get<ReadRecord>(*item);
+      state_.read_in({read.record.topic, read.record.partition});
+      DeliveryChecks(state_, *input_).record(read.record);
+      handle(read, Arrival::kRead);
+    }
+  }
+}
+
 void SinkSession::run(const std::function<bool()>& stop) {
   open();
   input_->start_reading(state_.rereading());
@@ -339,24 +321,7 @@ void SinkSession::run(const std::function<bool()>& stop) {
       state_.begin_drain();
       draining_since = clock_.now();
     }
-    if (drain.anything_waits() && !drain.draining()) {
-      ReadRecord read = drain.take();
-      handle(read, Arrival::kHandedBack);
-    } else if (std::optional<ReadItem> item = input_->next(options_.poll_timeout)) {
-      if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
-        DeliveryChecks(state_, *input_).end(*end);
-        state_.at_end({end->topic, end->partition});
-        if (end->offset >= 0) {
-          state_.read_to_end(state_.table(end->topic), Partition(end->partition), Offset(end->offset));
-          if (state_.reread_reached({end->topic, end->partition}, Offset(end->offset))) log_reread_done();
-        }
-      } else {
-        ReadRecord& read = std::get<ReadRecord>(*item);
-        state_.read_in({read.record.topic, read.record.partition});
-        DeliveryChecks(state_, *input_).record(read.record);
-        handle(read, Arrival::kRead);
-      }
-    }
+    handle_next();
     if (clock_.now() - last_lag >= std::chrono::seconds(1)) {
       update_lag();
       last_lag = clock_.now();

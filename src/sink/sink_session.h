@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "iceberg/catalog.h"
+#include "sink/diverter.h"
 #include "sink/ownership.h"
 #include "sink/session_state.h"
 #include "sink/sink_metrics.h"
@@ -59,6 +60,7 @@ class SinkSession {
 
   // Logs that every partition read again (--from) reached the tables' offsets.
   void log_reread_done() const;
+  void handle_next();
   void handle(ReadRecord& read, Arrival arrival);
   void handle_change(TableState& table, ReadRecord& read, const RecordFacts& facts);
   // Opens TABLE's Iceberg tables if needed and maps SCHEMA's rows onto them.
@@ -70,9 +72,6 @@ class SinkSession {
   void meet_schema_change(TableState& table, ReadRecord& read, const RecordFacts& facts);
   // Every partition met TABLE's schema change: applies it, then handles the records held behind it.
   void apply_schema_change(TableState& table);
-  void dead_letter(const kafka::ConsumedRecord& record, const std::string& reason);
-  void quarantine(const kafka::ConsumedRecord& record, const std::string& reason);
-  void divert(const kafka::ConsumedRecord& record, std::string_view suffix, const std::string& reason);
 
   // Commits every table (kAll) or ONLY with what they applied; COMMIT_ID: a generated one.
   void commit(CommitScope scope, TableState* only = nullptr, std::string commit_id = "");
@@ -85,7 +84,8 @@ class SinkSession {
   SessionState state_;
   std::map<std::string, TableOutput> outputs_;  // by topic, beside state_.tables()
   std::unique_ptr<SinkInput> input_;
-  bool reading_ = false;  // the input hands records over (after open)
+  std::optional<Diverter> diverter_;  // on input_, once open
+  bool reading_ = false;              // the input hands records over (after open)
 };
 
 }  // namespace binberg::sink
