@@ -258,6 +258,54 @@ std::optional<std::size_t> branch_for(const Node& union_schema, const Value& val
   return std::nullopt;
 }
 
+void encode_value(const Node& schema, const Value& value, Encoder& encoder);
+
+void encode_array(const Node& schema, const Value& value, Encoder& encoder) {
+  const Array& items = expect<Array>(schema, value);
+  if (!items.empty()) encoder.write_long(static_cast<std::int64_t>(items.size()));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    at_path(std::to_string(i), [&] { encode_value(*schema.items, items[i], encoder); });
+  }
+  encoder.write_long(0);
+}
+
+void encode_map(const Node& schema, const Value& value, Encoder& encoder) {
+  const Map& entries = expect<Map>(schema, value);
+  if (!entries.empty()) encoder.write_long(static_cast<std::int64_t>(entries.size()));
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+  for (const auto& entry : entries) {
+    const std::string& key = entry.first;
+    const Value& item = entry.second;
+    if (const auto problem = find_invalid_utf8(key)) {
+      throw EncodeMismatch{"", fmt::format("map key \"{}\" is not valid UTF-8 ({} at byte {})", printable_bytes(key),
+                                           problem->reason, problem->offset)};
+    }
+    encoder.write_bytes(key);
+    at_path(key, [&] { encode_value(*schema.items, item, encoder); });
+  }
+  encoder.write_long(0);
+}
+
+void encode_record(const Node& schema, const Value& value, Encoder& encoder) {
+  const Record& record = expect<Record>(schema, value);
+  if (record.fields.size() != schema.fields.size()) {
+    throw EncodeMismatch{"", fmt::format("record value has {} fields, {} has {}", record.fields.size(),
+                                         schema.describe(), schema.fields.size())};
+  }
+  for (const Field& field : schema.fields) {
+    at_path("fields/" + field.name, [&] { encode_value(*field.type, record.fields[field.position], encoder); });
+  }
+}
+
+void encode_union(const Node& schema, const Value& value, Encoder& encoder) {
+  const Union* chosen = value.is<Union>() ? &value.as<Union>() : nullptr;
+  const std::optional<std::size_t> branch = chosen ? std::optional(chosen->branch()) : branch_for(schema, value);
+  if (!branch || *branch >= schema.branches.size()) mismatch(schema, value);
+  encoder.write_long(static_cast<std::int64_t>(*branch));
+  at_path(std::to_string(*branch),
+          [&] { encode_value(*schema.branches[*branch], chosen ? chosen->value() : value, encoder); });
+}
+
 void encode_value(const Node& schema, const Value& value, Encoder& encoder) {
   switch (schema.type) {
     case Type::kNull:
@@ -299,49 +347,14 @@ void encode_value(const Node& schema, const Value& value, Encoder& encoder) {
       }
       return encoder.write_int(static_cast<std::int32_t>(symbol.index));
     }
-    case Type::kArray: {
-      const Array& items = expect<Array>(schema, value);
-      if (!items.empty()) encoder.write_long(static_cast<std::int64_t>(items.size()));
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        at_path(std::to_string(i), [&] { encode_value(*schema.items, items[i], encoder); });
-      }
-      return encoder.write_long(0);
-    }
-    case Type::kMap: {
-      const Map& entries = expect<Map>(schema, value);
-      if (!entries.empty()) encoder.write_long(static_cast<std::int64_t>(entries.size()));
-      // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
-      for (const auto& entry : entries) {
-        const std::string& key = entry.first;
-        const Value& item = entry.second;
-        if (const auto problem = find_invalid_utf8(key)) {
-          throw EncodeMismatch{"", fmt::format("map key \"{}\" is not valid UTF-8 ({} at byte {})",
-                                               printable_bytes(key), problem->reason, problem->offset)};
-        }
-        encoder.write_bytes(key);
-        at_path(key, [&] { encode_value(*schema.items, item, encoder); });
-      }
-      return encoder.write_long(0);
-    }
-    case Type::kRecord: {
-      const Record& record = expect<Record>(schema, value);
-      if (record.fields.size() != schema.fields.size()) {
-        throw EncodeMismatch{"", fmt::format("record value has {} fields, {} has {}", record.fields.size(),
-                                             schema.describe(), schema.fields.size())};
-      }
-      for (const Field& field : schema.fields) {
-        at_path("fields/" + field.name, [&] { encode_value(*field.type, record.fields[field.position], encoder); });
-      }
-      return;
-    }
-    case Type::kUnion: {
-      const Union* chosen = value.is<Union>() ? &value.as<Union>() : nullptr;
-      const std::optional<std::size_t> branch = chosen ? std::optional(chosen->branch()) : branch_for(schema, value);
-      if (!branch || *branch >= schema.branches.size()) mismatch(schema, value);
-      encoder.write_long(static_cast<std::int64_t>(*branch));
-      return at_path(std::to_string(*branch),
-                     [&] { encode_value(*schema.branches[*branch], chosen ? chosen->value() : value, encoder); });
-    }
+    case Type::kArray:
+      return encode_array(schema, value, encoder);
+    case Type::kMap:
+      return encode_map(schema, value, encoder);
+    case Type::kRecord:
+      return encode_record(schema, value, encoder);
+    case Type::kUnion:
+      return encode_union(schema, value, encoder);
   }
 }
 

@@ -357,14 +357,13 @@ int run_remove_orphans(const TableArgs& args) {
   });
 }
 
-}  // namespace
+// The table command's subcommands: the options they share, and what each runs.
+struct TableSubcommands {
+  std::shared_ptr<TableArgs> args = std::make_shared<TableArgs>();
+  std::vector<std::pair<CLI::App*, std::function<int()>>> actions;
 
-Command add_table_command(CLI::App& app) {
-  auto* command = app.add_subcommand("table", "Inspect and maintain the Iceberg tables binberg writes");
-  command->require_subcommand(1);
-  auto args = std::make_shared<TableArgs>();
   // Every subcommand finds the catalog and may print JSON; all but ls work on one table.
-  const auto with_catalog = [&](CLI::App* sub) {
+  CLI::App* with_catalog(CLI::App* sub) const {
     sub->add_option("-c,--config", args->config, "binberg configuration file (its [iceberg] catalog)");
     sub->add_option("--catalog", args->catalog_uri,
                     "catalog URI instead of --config (sqlite:////path.db, postgresql://...)");
@@ -372,65 +371,82 @@ Command add_table_command(CLI::App& app) {
     sub->add_option("--catalog-name", args->catalog_name, "catalog name with --catalog")->capture_default_str();
     sub->add_flag("--json", args->json_output, "print JSON");
     return sub;
-  };
-  const auto with_table = [&](CLI::App* sub) {
+  }
+  CLI::App* with_table(CLI::App* sub) const {
     with_catalog(sub)->add_option("table", args->table, "namespace.table")->required();
     return sub;
-  };
+  }
   // expire and remove-orphans remove files older than --older-than, or only report them.
-  const auto with_removal = [&](CLI::App* sub, const std::string& older_than_help) {
+  CLI::App* with_removal(CLI::App* sub, const std::string& older_than_help) const {
     with_table(sub)->add_option("--older-than", args->older_than, older_than_help);
     sub->add_flag("--dry-run", args->dry_run, "report, change nothing");
     return sub;
-  };
-  std::vector<std::pair<CLI::App*, std::function<int()>>> actions;
-  auto* ls = with_catalog(command->add_subcommand(
+  }
+};
+
+void add_inspection_commands(CLI::App* command, TableSubcommands& subs) {
+  const std::shared_ptr<TableArgs>& args = subs.args;
+  auto* ls = subs.with_catalog(command->add_subcommand(
       "ls", "List tables with their size; with --config also the captured tables that have none, and why"));
   ls->add_option("namespace", args->table, "only this namespace");
-  actions.emplace_back(ls, [args] { return run_ls(*args); });
+  subs.actions.emplace_back(ls, [args] { return run_ls(*args); });
 
-  auto* show = with_table(command->add_subcommand("show", "Schema, partitioning, properties and the current snapshot"));
-  actions.emplace_back(show, [args] { return run_show(*args); });
+  auto* show =
+      subs.with_table(command->add_subcommand("show", "Schema, partitioning, properties and the current snapshot"));
+  subs.actions.emplace_back(show, [args] { return run_show(*args); });
 
-  auto* snapshots = with_table(command->add_subcommand("snapshots", "Every snapshot with its summary"));
-  actions.emplace_back(snapshots, [args] { return run_snapshots(*args); });
+  auto* snapshots = subs.with_table(command->add_subcommand("snapshots", "Every snapshot with its summary"));
+  subs.actions.emplace_back(snapshots, [args] { return run_snapshots(*args); });
 
-  auto* files = with_table(command->add_subcommand("files", "Live data and delete files of a snapshot"));
+  auto* files = subs.with_table(command->add_subcommand("files", "Live data and delete files of a snapshot"));
   files->add_option("--snapshot", args->snapshot_id, "snapshot id (default: the current one)");
-  actions.emplace_back(files, [args] { return run_files(*args); });
+  subs.actions.emplace_back(files, [args] { return run_files(*args); });
 
-  auto* scan = with_table(
+  auto* scan = subs.with_table(
       command->add_subcommand("scan", "Rows of a snapshot, deletes applied, as JSON arrays of canonical text"));
   scan->add_option("--snapshot", args->snapshot_id, "snapshot id (default: the current one)");
   scan->add_option("--limit", args->limit, "rows to print (0: all)")->capture_default_str();
-  actions.emplace_back(scan, [args] { return run_scan(*args); });
+  subs.actions.emplace_back(scan, [args] { return run_scan(*args); });
+}
 
-  auto* compact =
-      with_table(command->add_subcommand("compact", "Rewrite small and delete-laden files; drop resolved deletes"));
+void add_maintenance_commands(CLI::App* command, TableSubcommands& subs) {
+  const std::shared_ptr<TableArgs>& args = subs.args;
+  auto* compact = subs.with_table(
+      command->add_subcommand("compact", "Rewrite small and delete-laden files; drop resolved deletes"));
   compact->add_option("--target-file-size-mb", args->target_file_size_mb, "size of the files written")
       ->capture_default_str();
   compact
       ->add_option("--min-input-files", args->min_input_files,
                    "small files a partition needs (without deletes) to be rewritten")
       ->capture_default_str();
-  actions.emplace_back(compact, [args] { return run_compact(*args, iceberg::compact_table); });
+  subs.actions.emplace_back(compact, [args] { return run_compact(*args, iceberg::compact_table); });
 
   auto* manifests =
-      with_table(command->add_subcommand("rewrite-manifests", "Merge the manifests; no data file changes"));
-  actions.emplace_back(manifests, [args] { return run_compact(*args, iceberg::rewrite_manifests); });
+      subs.with_table(command->add_subcommand("rewrite-manifests", "Merge the manifests; no data file changes"));
+  subs.actions.emplace_back(manifests, [args] { return run_compact(*args, iceberg::rewrite_manifests); });
 
   auto* expire =
-      with_removal(command->add_subcommand("expire", "Expire old snapshots and delete the files only they needed"),
-                   "age of the snapshots to expire, e.g. 7d, 12h (default 7d)");
+      subs.with_removal(command->add_subcommand("expire", "Expire old snapshots and delete the files only they needed"),
+                        "age of the snapshots to expire, e.g. 7d, 12h (default 7d)");
   expire->add_option("--retain-last", args->retain_last, "newest ancestors of the current snapshot always kept")
       ->capture_default_str();
-  actions.emplace_back(expire, [args] { return run_expire(*args); });
+  subs.actions.emplace_back(expire, [args] { return run_expire(*args); });
 
-  auto* orphans = with_removal(command->add_subcommand("remove-orphans", "Delete files nothing in the table refers to"),
-                               "grace period: younger files are kept, a writer may be committing them (default 3d)");
-  actions.emplace_back(orphans, [args] { return run_remove_orphans(*args); });
+  auto* orphans =
+      subs.with_removal(command->add_subcommand("remove-orphans", "Delete files nothing in the table refers to"),
+                        "grace period: younger files are kept, a writer may be committing them (default 3d)");
+  subs.actions.emplace_back(orphans, [args] { return run_remove_orphans(*args); });
+}
 
-  return Command{command, [actions] {
+}  // namespace
+
+Command add_table_command(CLI::App& app) {
+  auto* command = app.add_subcommand("table", "Inspect and maintain the Iceberg tables binberg writes");
+  command->require_subcommand(1);
+  TableSubcommands subs;
+  add_inspection_commands(command, subs);
+  add_maintenance_commands(command, subs);
+  return Command{command, [actions = std::move(subs.actions)] {
                    for (const auto& [sub, action] : actions) {
                      if (sub->parsed()) return action();
                    }

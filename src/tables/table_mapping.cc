@@ -253,72 +253,79 @@ iceberg::Schema changelog_schema(const TableSchema& table, const TypeMapping& ty
 RowMapping::RowMapping(std::shared_ptr<const TableSchema> source, const iceberg::Schema* state,
                        const iceberg::Schema* changelog)
     : source_(std::move(source)) {
+  if (state != nullptr) map_state(*state);
+  if (changelog != nullptr) map_changelog(*changelog);
+}
+
+// The slot of FIELD (of the WHICH table) for source column C, once the column is checked to fit it.
+RowMapping::Slot RowMapping::checked_slot(const iceberg::NestedField& field, std::size_t c, const char* which) const {
   const TableSchema& table = *source_;
-  // The slot of the field named NAME for COLUMN, checked; nullopt leaves the field unfed.
-  const auto slot = [&](const iceberg::NestedField& field, std::size_t c, const char* which) {
-    const Column& column = table.columns[c];
-    const iceberg::TypePtr type = iceberg_type(table, column, mapping_held(column, *field.type, TypeMapping{}));
-    if (!iceberg::is_valid_promotion(*type, *field.type)) {
-      fail("table {} column {}: the {} table's field {} is {}, the source column maps to {}", table.qualified_name(),
-           column.name, which, field.name, field.type->to_string(), type->to_string());
+  const Column& column = table.columns[c];
+  const iceberg::TypePtr type = iceberg_type(table, column, mapping_held(column, *field.type, TypeMapping{}));
+  if (!iceberg::is_valid_promotion(*type, *field.type)) {
+    fail("table {} column {}: the {} table's field {} is {}, the source column maps to {}", table.qualified_name(),
+         column.name, which, field.name, field.type->to_string(), type->to_string());
+  }
+  if (field.required && column.nullable && !is_primary_key(table, c)) {
+    fail("table {} column {}: nullable at the source, required in the {} table", table.qualified_name(), column.name,
+         which);
+  }
+  return Slot{c, field.type};
+}
+
+void RowMapping::map_state(const iceberg::Schema& state) {
+  const TableSchema& table = *source_;
+  std::vector<bool> fed(table.columns.size());
+  for (const iceberg::NestedField& field : state.fields()) {
+    const std::optional<std::size_t> c = table.column_index(field.name);
+    if (!c) {
+      fail("table {}: the current-state table has column {} that the source table does not", table.qualified_name(),
+           field.name);
     }
-    if (field.required && column.nullable && !is_primary_key(table, c)) {
-      fail("table {} column {}: nullable at the source, required in the {} table", table.qualified_name(), column.name,
-           which);
-    }
-    return Slot{c, field.type};
-  };
-  if (state != nullptr) {
-    std::vector<bool> fed(table.columns.size());
-    for (const iceberg::NestedField& field : state->fields()) {
-      const std::optional<std::size_t> c = table.column_index(field.name);
-      if (!c) {
-        fail("table {}: the current-state table has column {} that the source table does not", table.qualified_name(),
-             field.name);
+    state_.push_back(checked_slot(field, *c, "current-state"));
+    fed[*c] = true;
+  }
+  for (std::size_t c = 0; c < fed.size(); ++c) {
+    if (!fed[c])
+      fail("table {} column {}: the current-state table has no such column", table.qualified_name(),
+           table.columns[c].name);
+  }
+  std::vector<std::string> keys, source_keys;
+  for (std::int32_t id : state.identifier_field_ids()) keys.push_back(state.find_field(id)->name);
+  for (std::size_t c : table.primary_key) source_keys.push_back(table.columns[c].name);
+  if (keys != source_keys) {
+    fail("table {}: the primary key ({}) is not the current-state table's identifier fields ({})",
+         table.qualified_name(), fmt::join(source_keys, ", "), fmt::join(keys, ", "));
+  }
+}
+
+void RowMapping::map_changelog(const iceberg::Schema& changelog) {
+  const TableSchema& table = *source_;
+  const auto& fields = changelog.fields();
+  if (fields.size() < kChangelogMetadataColumns || fields[0].name != "_event_id" || fields[1].name != "_op") {
+    fail("table {}: the changelog table does not start with binberg's metadata columns", table.qualified_name());
+  }
+  changelog_after_.resize(fields.size());
+  changelog_before_.resize(fields.size());
+  std::vector<int> fed(table.columns.size());
+  for (std::size_t f = kChangelogMetadataColumns; f < fields.size(); ++f) {
+    const std::string& name = fields[f].name;
+    if (const auto c = table.column_index(name)) {
+      changelog_after_[f] = checked_slot(fields[f], *c, "changelog");
+      fed[*c] += 1;
+    } else if (name.starts_with(kBeforeImagePrefix)) {
+      if (const auto b = table.column_index(name.substr(kBeforeImagePrefix.size()))) {
+        changelog_before_[f] = checked_slot(fields[f], *b, "changelog");
+        fed[*b] += 2;
       }
-      state_.push_back(slot(field, *c, "current-state"));
-      fed[*c] = true;
-    }
-    for (std::size_t c = 0; c < fed.size(); ++c) {
-      if (!fed[c])
-        fail("table {} column {}: the current-state table has no such column", table.qualified_name(),
-             table.columns[c].name);
-    }
-    std::vector<std::string> keys, source_keys;
-    for (std::int32_t id : state->identifier_field_ids()) keys.push_back(state->find_field(id)->name);
-    for (std::size_t c : table.primary_key) source_keys.push_back(table.columns[c].name);
-    if (keys != source_keys) {
-      fail("table {}: the primary key ({}) is not the current-state table's identifier fields ({})",
-           table.qualified_name(), fmt::join(source_keys, ", "), fmt::join(keys, ", "));
     }
   }
-  if (changelog != nullptr) {
-    const auto& fields = changelog->fields();
-    if (fields.size() < kChangelogMetadataColumns || fields[0].name != "_event_id" || fields[1].name != "_op") {
-      fail("table {}: the changelog table does not start with binberg's metadata columns", table.qualified_name());
-    }
-    changelog_after_.resize(fields.size());
-    changelog_before_.resize(fields.size());
-    std::vector<int> fed(table.columns.size());
-    for (std::size_t f = kChangelogMetadataColumns; f < fields.size(); ++f) {
-      const std::string& name = fields[f].name;
-      if (const auto c = table.column_index(name)) {
-        changelog_after_[f] = slot(fields[f], *c, "changelog");
-        fed[*c] += 1;
-      } else if (name.starts_with(kBeforeImagePrefix)) {
-        if (const auto b = table.column_index(name.substr(kBeforeImagePrefix.size()))) {
-          changelog_before_[f] = slot(fields[f], *b, "changelog");
-          fed[*b] += 2;
-        }
-      }
-    }
-    for (std::size_t c = 0; c < fed.size(); ++c) {
-      if (fed[c] != 3) {
-        fail("table {} column {}: the changelog table lacks its {}", table.qualified_name(), table.columns[c].name,
-             fed[c] == 1   ? "before image"
-             : fed[c] == 2 ? "after image"
-                           : "columns");
-      }
+  for (std::size_t c = 0; c < fed.size(); ++c) {
+    if (fed[c] != 3) {
+      fail("table {} column {}: the changelog table lacks its {}", table.qualified_name(), table.columns[c].name,
+           fed[c] == 1   ? "before image"
+           : fed[c] == 2 ? "after image"
+                         : "columns");
     }
   }
 }

@@ -115,6 +115,9 @@ class RowMapping {
   };
   // One per field; nullopt for a changelog field no source column feeds.
   using Slots = std::vector<std::optional<Slot>>;
+  Slot checked_slot(const iceberg::NestedField& field, std::size_t column, const char* which) const;
+  void map_state(const iceberg::Schema& state);
+  void map_changelog(const iceberg::Schema& changelog);
   void check_image(const RowImage& image) const;
 
   std::shared_ptr<const TableSchema> source_;
