@@ -38,12 +38,17 @@
 #include "iceberg/table_writer.h"
 #include "metrics/metrics.h"
 #include "mysql/connection.h"
+#include "mysql/ddl_statement.h"
 #include "replicate/replicator_metrics.h"
 #include "replicate/replicator_ports.h"
+#include "replicate/table_committer.h"
 #include "tables/schema_change.h"
 #include "tables/table_mapping.h"
 
 namespace binberg::replicate {
+
+class ReplicatedTables;
+struct ReplicatedTable;
 
 struct ReplicatorOptions {
   mysql::ConnectionOptions source;
@@ -114,32 +119,29 @@ class Replicator {
   const ReplicatorStats& stats() const { return stats_; }
 
  private:
-  struct Table;
+  // What both constructors share; SOURCE is null for the MariaDB one until it made its own.
+  Replicator(ReplicatorOptions options, iceberg::Catalog& catalog, ReplicatorSource* source, TimeSource& time);
 
   // One run from opening the tables to STOP, or to a CommitConflict.
   void run_session(const std::function<bool()>& stop);
   void open_tables();
-  // Opens the Iceberg tables of CAPTURED (creating them when missing); throws UnmappableTable.
-  std::unique_ptr<Table> open_table(const capture::CapturedTable& captured);
-  void snapshot(const std::vector<Table*>& tables);
+  // BATCH, read after READ_POSITION; with the last batch of its transaction, the transaction ends
+  // and READ_POSITION moves after it.
+  void apply_batch(const capture::TransactionBatch& batch, capture::SourcePosition& read_position);
   // EVENTS of TXN, the next of its batches.
   enum class Batch { kFirst, kLater };
   void apply(const SourceTransaction& txn, const std::vector<ChangeEvent>& events, Batch batch);
   void finish(const SourceTransaction& txn);
   void apply_schema_change(const SourceTransaction& txn, const capture::SourcePosition& before,
                            const capture::SourcePosition& after);
-  // The mapping of SCHEMA's rows onto TABLE's Iceberg tables (built and checked when SCHEMA is new).
-  const tables::RowMapping& mapping_for(Table& table, const std::shared_ptr<const TableSchema>& schema);
+  // TABLE's schema as the source defines it after TXN's DDL, evolved into its Iceberg tables.
+  void evolve_schema(ReplicatedTable& table, const SourceTransaction& txn, const mysql::DdlStatement& ddl,
+                     const std::string& where);
   // Which tables a commit moves: those with changes (and those whose position is due, see
   // CommitPolicy::idle_position_interval), or every table (a graceful stop's savepoint).
   enum class CommitScope { kChangedTables, kAllTables };
   // Commits at POSITION, which must be between transactions (invariant 1: asserted).
   void commit(const capture::SourcePosition& position, CommitScope scope);
-  // SUMMARIES: one per writer. Returns the time the prepare and catalog transaction took.
-  std::chrono::milliseconds commit_writers(const std::vector<iceberg::TableWriter*>& writers,
-                                           const std::string& commit_id,
-                                           const std::vector<std::map<std::string, std::string>>& summaries);
-  Table* find_table(const std::string& database, const std::string& table);
 
   ReplicatorOptions options_;
   iceberg::Catalog& catalog_;
@@ -149,7 +151,8 @@ class Replicator {
   std::unique_ptr<ReplicatorSource> own_source_;  // MariaDB, when the constructor gives none
   ReplicatorSource* source_;
   TimeSource* time_;
-  std::vector<std::unique_ptr<Table>> tables_;
+  TableCommitter committer_;
+  std::unique_ptr<ReplicatedTables> tables_;  // of the session running
   ReplicatorStats stats_;
   std::size_t pending_events_ = 0;
   std::int64_t pending_source_commit_ms_ = 0;
