@@ -8,31 +8,25 @@
 #include <set>
 #include <thread>
 
-#include "avro/wire_format.h"
 #include "core/assert.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/failpoint.h"
-#include "envelope/change_envelope.h"
-#include "envelope/transaction_footprint.h"
 #include "kafka/admin.h"
 #include "kafka/consumer.h"
-#include "kafka/partitioner.h"
 #include "kafka/producer.h"
 #include "mysql/charset.h"
 #include "mysql/ddl_statement.h"
 #include "mysql/snapshot_reader.h"
 #include "mysql/source_checks.h"
+#include "publish/change_producer.h"
+#include "publish/source_metrics.h"
 #include "tables/schema_change.h"
 
 namespace binberg::publish {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// How long an at-least-once save waits for the records before it to be acknowledged; librdkafka
-// fails a record itself after message.timeout.ms (5 minutes by default).
-constexpr std::chrono::minutes kFlushTimeout{10};
 
 std::string offsets_topic_of(const KafkaSourceOptions& options) {
   return options.offsets_topic.empty() ? options.topic_prefix + ".binberg.offsets" : options.offsets_topic;
@@ -63,12 +57,6 @@ std::string saved_record(const std::string& source_name, const SavedSource& save
   if (!defaults.empty()) record["column_defaults"] = defaults;
   if (!earlier_names.empty()) record["column_earlier_names"] = earlier_names;
   return record.dump();
-}
-
-// The client options with binberg's defaults for PRODUCER properties the operator did not set.
-kafka::ClientOptions with_defaults(kafka::ClientOptions options, const std::map<std::string, std::string>& defaults) {
-  for (const auto& [name, value] : defaults) options.properties.emplace(name, value);
-  return options;
 }
 
 }  // namespace
@@ -115,20 +103,6 @@ SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::stri
   return saved;
 }
 
-struct KafkaSource::Table {
-  capture::CapturedTable source;
-  std::string topic;
-  std::int32_t partitions = 1;
-  // What Kafka holds of the table: saved, and produced in this session (saved at the next save).
-  std::optional<capture::SourcePosition> saved, position;
-  std::shared_ptr<const TableSchema> registered;  // the schema the ids below are for
-  std::optional<envelope::EnvelopeSchemas> schemas;
-  std::int32_t key_id = 0, value_id = 0;
-  LearnedColumns learned;  // from the table's DDL: what its records' schemas need besides its definition
-  std::string stopped;     // why the table stopped in this session; empty: it runs
-  metrics::Counter* records = nullptr;
-};
-
 // One run from reading the saved positions to a stop or a failure; a failure leaves the saved
 // positions as they were, and the next session starts from them.
 class KafkaSource::Session {
@@ -138,86 +112,43 @@ class KafkaSource::Session {
         options_(owner.options_),
         registry_(options_.registry),
         reader_metrics_(owner.registry_),
-        transactions_(
-            owner.registry_.counter("binberg_source_transactions_total", "Source transactions read from the binlog")
-                .counter()),
-        commits_(owner.registry_
-                     .counter("binberg_source_commits_total",
-                              "Saves of the source positions (Kafka transactions in exactly-once mode)")
-                     .counter()),
-        save_duration_(owner.registry_
-                           .histogram("binberg_source_save_duration_seconds",
-                                      "Time a save blocks the source: every record acknowledged, the Kafka "
-                                      "transaction committed (exactly-once)",
-                                      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5})
-                           .histogram()),
-        pending_(
-            owner.registry_.gauge("binberg_source_pending_records", "Records produced, not yet committed").gauge()),
-        lag_(owner.registry_
-                 .gauge("binberg_source_lag_seconds", "Seconds between a transaction's source commit and its reading")
-                 .gauge()),
-        schema_changes_(owner.registry_
-                            .counter("binberg_source_schema_changes_total",
-                                     "DDL statements on captured tables published to their topics")
-                            .counter()),
-        stopped_(
-            owner.registry_
-                .gauge("binberg_source_stopped_tables", "Tables stopped because the registry refused their new schema")
-                .gauge()) {}
+        metrics_(owner.registry_) {}
 
   void run(const std::function<bool()>& stop);
 
  private:
   void open();
-  void snapshot(const std::vector<Table*>& tables);
+  void snapshot(const std::vector<PublishedTable*>& tables);
   void stream(const std::function<bool()>& stop);
-  // False when the table stops here (the registry refused SCHEMA as incompatible). The schemas
-  // carry what the table learned from its DDL (defaults of added NOT NULL columns, earlier names
-  // of renamed ones), so a registry's BACKWARD check accepts those changes.
-  bool ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema, const SourceInfo& where);
-  // Sends EVENT of the transaction TXN_ID: one record, two for an update of the primary key
-  // (kKeyChangeHeader).
-  void produce(Table& table, const ChangeEvent& event, const std::string& txn_id);
-  // One record; records are held back one per partition, so that the last of a transaction in
-  // each partition can carry its footprint. KEY_CHANGE: the kKeyChangeHeader value, if any.
-  void produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id, const char* key_change);
-  // TXN, a DDL statement: one record in every partition of each captured table it names
-  // (envelope::kSchemaChangeHeader), so that a sink meets it in order with the changes around it.
+  // The smallest position a table holds, where streaming starts (each table skips what it has);
+  // nullopt when every table stopped.
+  std::optional<capture::SourcePosition> stream_start() const;
+  // BATCH, read after READ_POSITION; with the last batch of its transaction, the transaction ends
+  // and READ_POSITION moves after it.
+  void produce_batch(const capture::TransactionBatch& batch, capture::SourcePosition& read_position);
+  // TXN, a DDL statement: published to each captured table it names (ChangeProducer::produce_schema_change).
   void publish_schema_change(const SourceTransaction& txn, const std::string& txn_id);
-  // RECORD is the next of the transaction in its partition: the one held there before it goes.
-  void hold(kafka::OutgoingRecord record);
-  void begin_transaction_if_needed();
-  // Sends the held records, each with the transaction's footprint: the transaction is complete.
-  void end_transaction();
   // Saves every table's position (and, with COPY, that this initial copy begins).
   void save(const std::optional<InitialCopy>& copy = std::nullopt);
   // At least once: keeps the initial copy the saved record says began, if it is whole in Kafka
   // (initial_copy.h): its tables take its position. False when there is none to keep.
   bool keep_earlier_copy();
-  Table* find_table(const std::string& database, const std::string& table);
+  PublishedTable* find_table(const std::string& database, const std::string& table);
 
   KafkaSource& owner_;
   const KafkaSourceOptions& options_;
   registry::RegistryClient registry_;
   capture::SourceReaderMetrics reader_metrics_;
-  metrics::Counter& transactions_;
-  metrics::Counter& commits_;
-  metrics::Histogram& save_duration_;
-  metrics::Gauge& pending_;
-  metrics::Gauge& lag_;
-  metrics::Counter& schema_changes_;
-  metrics::Gauge& stopped_;
-  std::optional<kafka::Producer> producer_;
-  std::vector<std::unique_ptr<Table>> tables_;
-  bool in_transaction_ = false;
-  envelope::Footprint footprint_;  // of the source transaction being produced
-  std::map<envelope::TopicPartition, kafka::OutgoingRecord> held_;
-  bool positions_moved_ = false;  // a position advanced since the last save
-  std::size_t pending_records_ = 0;
+  SourceMetrics metrics_;
+  std::optional<ChangeProducer> producer_;
+  std::vector<std::unique_ptr<PublishedTable>> tables_;
+  // The transaction whose batches are arriving (null between transactions): saves and stops wait for its end.
+  std::shared_ptr<const SourceTransaction> in_flight_;
+  bool positions_moved_ = false;             // a position advanced since the last save
   std::optional<InitialCopy> earlier_copy_;  // begun by an earlier process, not saved as done
 };
 
-KafkaSource::Table* KafkaSource::Session::find_table(const std::string& database, const std::string& table) {
+PublishedTable* KafkaSource::Session::find_table(const std::string& database, const std::string& table) {
   for (auto& candidate : tables_) {
     if (candidate->source.database == database && candidate->source.table == table) return candidate.get();
   }
@@ -234,21 +165,13 @@ void KafkaSource::Session::open() {
   // source and aborts its open transaction. Read before it, the positions could be older than a
   // save that stalled process commits in between, and its records would be produced again.
   failpoint::hit("kafka_source.before_fence");
-  const kafka::ClientOptions client = with_defaults(
-      options_.kafka,
-      {{"partitioner", "murmur2_random"}, {"compression.type", "lz4"}, {"transaction.timeout.ms", "900000"}});
-  if (options_.delivery == Delivery::kExactlyOnce) {
-    producer_.emplace(
-        kafka::Producer::create(client, kafka::ProducerMode::kTransactional, "binberg-source-" + options_.source_name));
-  } else {
-    producer_.emplace(kafka::Producer::create(client, kafka::ProducerMode::kIdempotent));
-  }
+  producer_.emplace(options_, registry_, metrics_, owner_.stats_);
   failpoint::hit("kafka_source.before_read_positions");
   const SavedSource saved = read_saved_source(options_.kafka, offsets_topic, options_.source_name);
   earlier_copy_ = saved.copy;
   auto& records = owner_.registry_.counter("binberg_source_records_total", "Change records produced", {"table"});
   for (const capture::CapturedTable& captured : options_.tables) {
-    auto table = std::make_unique<Table>();
+    auto table = std::make_unique<PublishedTable>();
     table->source = captured;
     table->topic = change_topic(options_.topic_prefix, captured);
     table->records = &records.counter({captured.qualified_name()});
@@ -265,105 +188,7 @@ void KafkaSource::Session::open() {
   }
   std::vector<std::string> topics = {offsets_topic_of(options_)};
   for (const auto& table : tables_) topics.push_back(table->topic);
-  producer_->learn_topics(topics, std::chrono::seconds(30));
-}
-
-bool KafkaSource::Session::ensure_schemas(Table& table, const std::shared_ptr<const TableSchema>& schema,
-                                          const SourceInfo& where) {
-  if (table.registered == schema) return true;
-  // The reader makes a schema object per table map event: the same shape needs no new registration.
-  if (table.registered && *table.registered == *schema) {
-    table.registered = schema;
-    return true;
-  }
-  envelope::EnvelopeSchemas schemas = envelope::envelope_schemas(*schema, table.topic, table.learned.history(*schema));
-  try {
-    // The value schema first: a refused change must not leave a new key schema behind it.
-    table.value_id = registry_.register_schema(registry::value_subject(table.topic), schemas.value.to_json());
-    if (schemas.key)
-      table.key_id = registry_.register_schema(registry::key_subject(table.topic), schemas.key->to_json());
-  } catch (const registry::RegistryError& error) {
-    if (error.http_status() != 409) throw;
-    table.stopped = fmt::format(
-        "the registry refused the new schema of {} at {}:{} (subject {}): {}. The table stops after {}; the other "
-        "tables go on. Make the change compatible (or change the subject's compatibility) and restart binberg source",
-        table.source.qualified_name(), where.file, where.end_pos, registry::value_subject(table.topic), error.what(),
-        table.position ? table.position->to_string() : "its snapshot");
-    spdlog::error("source: {}", table.stopped);
-    owner_.stats_.stopped_tables.push_back(table.source.qualified_name());
-    stopped_.add(1);
-    return false;
-  }
-  table.schemas = std::move(schemas);
-  table.registered = schema;
-  return true;
-}
-
-void KafkaSource::Session::produce(Table& table, const ChangeEvent& event, const std::string& txn_id) {
-  if (!ensure_schemas(table, event.schema, event.source)) return;
-  const TableSchema& schema = *event.schema;
-  if (event.op == Op::kUpdate && !schema.primary_key.empty() &&
-      primary_key_of(schema, *event.before) != primary_key_of(schema, *event.after)) {
-    ChangeEvent old_key = event, new_key = event;
-    old_key.op = Op::kDelete;
-    old_key.after.reset();
-    new_key.op = Op::kCreate;
-    new_key.before.reset();
-    produce_record(table, old_key, txn_id, "old");
-    produce_record(table, new_key, txn_id, "new");
-  } else {
-    produce_record(table, event, txn_id, nullptr);
-  }
-}
-
-void KafkaSource::Session::begin_transaction_if_needed() {
-  if (options_.delivery == Delivery::kExactlyOnce && !in_transaction_) {
-    producer_->begin_transaction();
-    in_transaction_ = true;
-  }
-}
-
-void KafkaSource::Session::hold(kafka::OutgoingRecord record) {
-  const envelope::TopicPartition partition{record.topic, *record.partition};
-  ++footprint_[partition];
-  if (auto held = held_.find(partition); held != held_.end()) {
-    producer_->send(held->second);
-    held->second = std::move(record);
-  } else {
-    held_.emplace(partition, std::move(record));
-  }
-  ++owner_.stats_.records;
-  ++pending_records_;
-}
-
-void KafkaSource::Session::produce_record(Table& table, const ChangeEvent& event, const std::string& txn_id,
-                                          const char* key_change) {
-  begin_transaction_if_needed();
-  const TableSchema& schema = *event.schema;
-  kafka::OutgoingRecord record;
-  record.topic = table.topic;
-  if (table.schemas->key) {
-    const RowImage key = primary_key_of(event);
-    record.key = avro::encode_wire_message(table.key_id, *table.schemas->key, envelope::key_datum(schema, key));
-    record.partition = kafka::partition_for_key(*record.key, table.partitions);
-  } else {
-    record.partition = 0;  // no key to keep a row's changes in order: one partition keeps them all in order
-  }
-  record.value = avro::encode_wire_message(table.value_id, table.schemas->value,
-                                           envelope::envelope_datum(event, options_.topic_prefix, unix_millis()));
-  // Drills: poison bytes in the stream (a magic byte no Confluent decoder reads), never one half of a
-  // primary-key update (their halves are joined again only when both decode).
-  if (key_change == nullptr && failpoint::hit("kafka_source.poison_value")) (*record.value)[0] = '\x01';
-  record.headers = {
-      kafka::Header{std::string(envelope::kEventIdHeader), event.event_id},
-      kafka::Header{std::string(envelope::kPositionHeader),
-                    fmt::format("{} {}:{}", event.source.gtid, event.source.file, event.source.end_pos)},
-      kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
-  };
-  if (key_change != nullptr)
-    record.headers.push_back(kafka::Header{std::string(envelope::kKeyChangeHeader), key_change});
-  hold(std::move(record));
-  table.records->add();
+  producer_->learn_topics(topics);
 }
 
 void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, const std::string& txn_id) {
@@ -376,9 +201,9 @@ void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, c
     fail("binlog {}: {}", where, error.what());
   }
   std::optional<mysql::Connection> connection;
-  std::set<Table*> published;
+  std::set<PublishedTable*> published;
   for (const mysql::DdlTable& named : ddl.tables) {
-    Table* table = find_table(named.database, named.table);
+    PublishedTable* table = find_table(named.database, named.table);
     if (table == nullptr || !table->stopped.empty() || table->position->contains(txn) ||
         !published.insert(table).second)
       continue;
@@ -388,33 +213,11 @@ void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, c
       published_change.now = mysql::find_table_schema(*connection, table->source.database, table->source.table);
       table->learned.learn(ddl, table->registered.get());
     }
-    const std::string json = published_change.to_json();
-    begin_transaction_if_needed();
-    for (std::int32_t partition = 0; partition < table->partitions; ++partition) {
-      hold(kafka::OutgoingRecord{table->topic,
-                                 partition,
-                                 std::nullopt,
-                                 std::nullopt,
-                                 {kafka::Header{std::string(envelope::kPositionHeader),
-                                                fmt::format("{} {}:{}", txn.gtid, txn.file, txn.end_pos)},
-                                  kafka::Header{std::string(envelope::kTransactionHeader), txn_id},
-                                  kafka::Header{std::string(envelope::kSchemaChangeHeader), json}}});
-    }
-    schema_changes_.add();
+    producer_->produce_schema_change(*table, txn, txn_id, published_change.to_json());
+    metrics_.schema_changes.add();
     spdlog::info("source: table {}: schema change at {} published: {}", table->source.qualified_name(), where,
                  change.statement.substr(0, 300));
   }
-}
-
-void KafkaSource::Session::end_transaction() {
-  if (footprint_.empty()) return;
-  const std::string footprint = envelope::format_footprint(footprint_);
-  for (auto& [partition, record] : held_) {
-    record.headers.push_back(kafka::Header{std::string(envelope::kTransactionEndHeader), footprint});
-    producer_->send(record);
-  }
-  held_.clear();
-  footprint_.clear();
 }
 
 // Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
@@ -435,33 +238,22 @@ void KafkaSource::Session::save(const std::optional<InitialCopy>& copy) {
       offsets_topic_of(options_), 0, options_.source_name, saved_record(options_.source_name, saved), {}};
   failpoint::hit("kafka_source.before_save");
   const auto started = Clock::now();
-  if (options_.delivery == Delivery::kExactlyOnce) {
-    if (!in_transaction_) producer_->begin_transaction();
-    producer_->send(record);
-    producer_->commit_transaction();
-    in_transaction_ = false;
-  } else {
-    producer_->flush(kFlushTimeout);
-    failpoint::hit("kafka_source.after_flush");
-    producer_->send(record);
-    producer_->flush(kFlushTimeout);
-  }
+  const std::size_t records = producer_->save(record);
   failpoint::hit("kafka_source.after_save");
   const std::chrono::duration<double> took = Clock::now() - started;
-  save_duration_.observe(took.count());
-  spdlog::debug("source: saved {} records in {:.1f} ms", pending_records_, took.count() * 1000);
+  metrics_.save_duration.observe(took.count());
+  spdlog::debug("source: saved {} records in {:.1f} ms", records, took.count() * 1000);
   for (auto& table : tables_) table->saved = table->position;
   ++owner_.stats_.commits;
-  commits_.add();
+  metrics_.commits.add();
   positions_moved_ = false;
-  pending_records_ = 0;
-  pending_.set(0);
+  metrics_.pending.set(0);
 }
 
 // One consistent snapshot of the tables with no saved position, saved with its position.
-void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
+void KafkaSource::Session::snapshot(const std::vector<PublishedTable*>& tables) {
   std::vector<mysql::TableName> names;
-  for (Table* table : tables) names.push_back(mysql::TableName{table->source.database, table->source.table});
+  for (PublishedTable* table : tables) names.push_back(mysql::TableName{table->source.database, table->source.table});
   auto source = mysql::TableSnapshot::open(options_.source, names, options_.snapshot_chunk_rows);
   const capture::SourcePosition position{source.position().binlog, source.position().gtid};
   spdlog::info("source: snapshot of {} tables at {}", tables.size(), position.to_string());
@@ -471,7 +263,7 @@ void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
     // its position is saved keeps the copy instead of taking another (keep_earlier_copy).
     InitialCopy copy{snapshot_id, position, {}, {}};
     std::map<std::string, std::int32_t> topics;
-    for (Table* table : tables) {
+    for (PublishedTable* table : tables) {
       copy.tables.push_back(table->source.qualified_name());
       topics[table->topic] = table->partitions;
     }
@@ -482,29 +274,34 @@ void KafkaSource::Session::snapshot(const std::vector<Table*>& tables) {
   for (;;) {
     const std::vector<ChangeEvent> chunk = source.next_chunk();
     if (chunk.empty()) break;
-    Table& table = *find_table(chunk.front().source.database, chunk.front().source.table);
-    for (const ChangeEvent& event : chunk) produce(table, event, snapshot_id);
+    PublishedTable& table = *find_table(chunk.front().source.database, chunk.front().source.table);
+    for (const ChangeEvent& event : chunk) producer_->produce(table, event, snapshot_id);
     owner_.stats_.snapshot_rows += chunk.size();
     if (Clock::now() - last_progress >= std::chrono::seconds(5)) {
       spdlog::info("source: snapshot: {} rows read, now {}", source.rows_read(), table.source.qualified_name());
       last_progress = Clock::now();
     }
   }
-  end_transaction();  // the snapshot is one transaction
-  for (Table* table : tables) {
+  producer_->end_transaction();  // the snapshot is one transaction
+  for (PublishedTable* table : tables) {
     if (table->stopped.empty()) table->position = position;
   }
   save();
   spdlog::info("source: snapshot saved: {} rows", source.rows_read());
 }
 
-void KafkaSource::Session::stream(const std::function<bool()>& stop) {
+std::optional<capture::SourcePosition> KafkaSource::Session::stream_start() const {
   std::optional<capture::SourcePosition> start;
   for (const auto& table : tables_) {
     if (table->position && (!start || capture::compare_binlog(table->position->binlog, start->binlog) < 0)) {
       start = table->position;
     }
   }
+  return start;
+}
+
+void KafkaSource::Session::stream(const std::function<bool()>& stop) {
+  const std::optional<capture::SourcePosition> start = stream_start();
   if (!start) return;  // every table stopped in its snapshot
   mysql::Connection connection = mysql::Connection::open(options_.source);
   mysql::require_position_available(connection, start->binlog);
@@ -519,64 +316,66 @@ void KafkaSource::Session::stream(const std::function<bool()>& stop) {
                options_.delivery == Delivery::kExactlyOnce ? "exactly-once" : "at-least-once");
 
   capture::SourcePosition read_position = *start;
-  std::shared_ptr<const SourceTransaction> in_flight;
   auto last_save = Clock::now();
   for (;;) {
-    if (!in_flight && stop()) break;  // stops fall between transactions only
+    if (!in_flight_ && stop()) break;  // stops fall between transactions only
     std::optional<capture::TransactionBatch> batch = source.next(options_.heartbeat);
-    if (batch && batch->txn) {
-      const SourceTransaction& txn = *batch->txn;
-      if (in_flight != batch->txn) {
-        if (in_flight) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight->gtid);
-        ++owner_.stats_.transactions;
-        transactions_.add();
-        lag_.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
-      }
-      in_flight = batch->txn;
-      for (const ChangeEvent& event : batch->events) {
-        Table* table = find_table(event.source.database, event.source.table);
-        if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
-        produce(*table, event, txn.id());
-      }
-      pending_.set(static_cast<double>(pending_records_));
-      if (!batch->last) continue;
-      if (txn.schema_change) publish_schema_change(txn, txn.id());  // DDL carries no rows
-      end_transaction();
-      capture::SourcePosition after = read_position;
-      after.binlog = batch->position;
-      if (!txn.gtid.empty()) {
-        const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
-        if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
-      }
-      for (auto& table : tables_) {
-        if (!table->stopped.empty() || table->position->contains(txn)) continue;
-        table->position = after;
-        positions_moved_ = true;
-      }
-      read_position = std::move(after);
-      in_flight.reset();
-    }
+    if (batch && batch->txn) produce_batch(*batch, read_position);
     const auto since = Clock::now() - last_save;
-    const bool due = pending_records_ >= options_.commit.max_events ||
-                     (pending_records_ > 0 && since >= options_.commit.interval) ||
+    const std::size_t pending = producer_->pending_records();
+    const bool due = pending >= options_.commit.max_events || (pending > 0 && since >= options_.commit.interval) ||
                      (positions_moved_ && since >= options_.commit.idle_position_interval);
-    if (!in_flight && due) {
+    if (!in_flight_ && due) {
       save();
       last_save = Clock::now();
     }
   }
-  if (pending_records_ > 0 || positions_moved_) save();  // a graceful stop saves what it produced
+  if (producer_->pending_records() > 0 || positions_moved_) save();  // a graceful stop saves what it produced
   spdlog::info("source: stopped at {}", read_position.to_string());
+}
+
+void KafkaSource::Session::produce_batch(const capture::TransactionBatch& batch,
+                                         capture::SourcePosition& read_position) {
+  const SourceTransaction& txn = *batch.txn;
+  if (in_flight_ != batch.txn) {
+    if (in_flight_) fail("source reader: transaction {} began before {} ended", txn.gtid, in_flight_->gtid);
+    ++owner_.stats_.transactions;
+    metrics_.transactions.add();
+    metrics_.lag.set(std::max<double>(0, static_cast<double>(unix_millis() - txn.commit_ts_ms) / 1000));
+  }
+  in_flight_ = batch.txn;
+  for (const ChangeEvent& event : batch.events) {
+    PublishedTable* table = find_table(event.source.database, event.source.table);
+    if (table == nullptr || !table->stopped.empty() || table->position->contains(txn)) continue;
+    producer_->produce(*table, event, txn.id());
+  }
+  metrics_.pending.set(static_cast<double>(producer_->pending_records()));
+  if (!batch.last) return;
+  if (txn.schema_change) publish_schema_change(txn, txn.id());  // DDL carries no rows
+  producer_->end_transaction();
+  capture::SourcePosition after = read_position;
+  after.binlog = batch.position;
+  if (!txn.gtid.empty()) {
+    const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
+    if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
+  }
+  for (auto& table : tables_) {
+    if (!table->stopped.empty() || table->position->contains(txn)) continue;
+    table->position = after;
+    positions_moved_ = true;
+  }
+  read_position = std::move(after);
+  in_flight_.reset();
 }
 
 bool KafkaSource::Session::keep_earlier_copy() {
   if (options_.delivery != Delivery::kAtLeastOnce || !earlier_copy_) return false;
   const InitialCopy& copy = *earlier_copy_;
-  std::vector<Table*> copied;
+  std::vector<PublishedTable*> copied;
   std::map<std::string, std::int32_t> topics;
   for (const std::string& name : copy.tables) {
     const auto dot = name.find('.');
-    Table* table = find_table(name.substr(0, dot), name.substr(dot + 1));
+    PublishedTable* table = find_table(name.substr(0, dot), name.substr(dot + 1));
     if (table == nullptr || table->position) return false;  // the capture set changed since: copy again
     copied.push_back(table);
     topics[table->topic] = table->partitions;
@@ -590,7 +389,7 @@ bool KafkaSource::Session::keep_earlier_copy() {
     return false;
   }
   std::size_t kept = 0;
-  for (Table* table : copied) {
+  for (PublishedTable* table : copied) {
     // A table with no record in the copy was empty, or stopped by the registry in it: copied again.
     if (!found.records.contains(table->topic)) continue;
     table->position = copy.position;
@@ -605,7 +404,7 @@ bool KafkaSource::Session::keep_earlier_copy() {
 void KafkaSource::Session::run(const std::function<bool()>& stop) {
   open();
   keep_earlier_copy();
-  std::vector<Table*> new_tables;
+  std::vector<PublishedTable*> new_tables;
   for (auto& table : tables_) {
     if (!table->position) new_tables.push_back(table.get());
   }

@@ -108,7 +108,6 @@ class KafkaSource {
   const KafkaSourceStats& stats() const { return stats_; }
 
  private:
-  struct Table;
   class Session;
 
   KafkaSourceOptions options_;
