@@ -6,6 +6,16 @@
 
 namespace binberg::capture {
 
+SourcePosition position_after(const SourcePosition& before, const TransactionBatch& batch) {
+  SourcePosition after = before;
+  after.binlog = batch.position;
+  if (!batch.txn->gtid.empty()) {
+    const mysql::Gtid gtid = mysql::Gtid::parse(batch.txn->gtid);
+    if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
+  }
+  return after;
+}
+
 SourceReaderMetrics::SourceReaderMetrics(metrics::Registry& registry)
     : queued_events(
           registry.gauge("binberg_replicate_queued_events", "Decoded row events queued for the applier").gauge()),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "capture/bounded_queue.h"
+#include "capture/source_position.h"
 #include "core/source_transaction.h"
 #include "metrics/metrics.h"
 #include "mysql/transaction_reader.h"
@@ -28,6 +29,10 @@ struct TransactionBatch {
   bool last = false;
   mysql::BinlogPosition position;  // last: where the binlog continues after the transaction
 };
+
+// The position after BATCH, the last of its transaction, read at BEFORE: where the binlog
+// continues, with the transaction's GTID added.
+SourcePosition position_after(const SourcePosition& before, const TransactionBatch& batch);
 
 struct SourceReaderOptions {
   mysql::SpoolOptions spool;

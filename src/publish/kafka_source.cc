@@ -65,6 +65,22 @@ std::string change_topic(const std::string& prefix, const capture::CapturedTable
   return fmt::format("{}.{}.{}", prefix, table.database, table.table);
 }
 
+SavedSource to_save(const std::vector<std::unique_ptr<PublishedTable>>& tables,
+                    const std::optional<InitialCopy>& copy) {
+  SavedSource saved;
+  for (const auto& table : tables) {
+    // Invariant 1: what a table holds in Kafka only grows; a save never moves a position back.
+    BINBERG_ASSERT(!table->saved ||
+                       (table->position && capture::compare_binlog(table->position->binlog, table->saved->binlog) >= 0),
+                   "table {}: saving {} after {} was saved", table->source.qualified_name(),
+                   table->position ? table->position->to_string() : "no position", table->saved->to_string());
+    if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
+    if (!table->learned.empty()) saved.columns[table->source.qualified_name()] = table->learned;
+  }
+  saved.copy = copy;
+  return saved;
+}
+
 SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
                               const std::string& source_name) {
   kafka::ConsumerOptions consumer{kafka, "binberg-source-" + source_name + "-positions", true};
@@ -223,17 +239,7 @@ void KafkaSource::Session::publish_schema_change(const SourceTransaction& txn, c
 // Saves every table's position. Exactly-once: in the Kafka transaction of the records before it.
 // At-least-once: after every record before it is acknowledged.
 void KafkaSource::Session::save(const std::optional<InitialCopy>& copy) {
-  SavedSource saved;
-  for (const auto& table : tables_) {
-    // Invariant 1: what a table holds in Kafka only grows; a save never moves a position back.
-    BINBERG_ASSERT(!table->saved ||
-                       (table->position && capture::compare_binlog(table->position->binlog, table->saved->binlog) >= 0),
-                   "table {}: saving {} after {} was saved", table->source.qualified_name(),
-                   table->position ? table->position->to_string() : "no position", table->saved->to_string());
-    if (table->position) saved.positions.emplace(table->source.qualified_name(), *table->position);
-    if (!table->learned.empty()) saved.columns[table->source.qualified_name()] = table->learned;
-  }
-  saved.copy = copy;
+  const SavedSource saved = to_save(tables_, copy);
   const kafka::OutgoingRecord record{
       offsets_topic_of(options_), 0, options_.source_name, saved_record(options_.source_name, saved), {}};
   failpoint::hit("kafka_source.before_save");
@@ -353,12 +359,7 @@ void KafkaSource::Session::produce_batch(const capture::TransactionBatch& batch,
   if (!batch.last) return;
   if (txn.schema_change) publish_schema_change(txn, txn.id());  // DDL carries no rows
   producer_->end_transaction();
-  capture::SourcePosition after = read_position;
-  after.binlog = batch.position;
-  if (!txn.gtid.empty()) {
-    const mysql::Gtid gtid = mysql::Gtid::parse(txn.gtid);
-    if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
-  }
+  capture::SourcePosition after = capture::position_after(read_position, batch);
   for (auto& table : tables_) {
     if (!table->stopped.empty() || table->position->contains(txn)) continue;
     table->position = after;

@@ -93,8 +93,13 @@ struct SavedSource {
   // At least once: an initial copy begun and not yet saved as done (initial_copy.h).
   std::optional<InitialCopy> copy;
 };
+struct PublishedTable;  // change_producer.h
+
 SavedSource read_saved_source(const kafka::ClientOptions& kafka, const std::string& offsets_topic,
                               const std::string& source_name);
+// What a save of TABLES writes (with COPY): every table's position and learned columns. Asserts
+// that no table's position moves back from what was saved (invariant 1).
+SavedSource to_save(const std::vector<std::unique_ptr<PublishedTable>>& tables, const std::optional<InitialCopy>& copy);
 
 class KafkaSource {
  public:

@@ -1,5 +1,7 @@
 #include "replicate/replicated_tables.h"
 
+#include "core/assert.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -41,6 +43,16 @@ void ReplicatedTable::add_writers(std::vector<iceberg::TableWriter*>& writers) c
 }
 
 void ReplicatedTable::committed(const capture::SourcePosition& at, std::chrono::steady_clock::time_point now) {
+  // Invariants 3 and 4, checked after the fact: the pair recorded AT, past where it stood.
+  BINBERG_ASSERT(!position || capture::compare_binlog(at.binlog, position->binlog) > 0,
+                 "table {} moved from {} back to {}", source.qualified_name(), position->to_string(), at.to_string());
+  const auto recorded = [&](const iceberg::TableWriter& writer) {
+    const std::optional<capture::SourcePosition> held = committed_position(writer.table());
+    return held && capture::compare_binlog(held->binlog, at.binlog) == 0;
+  };
+  BINBERG_ASSERT(recorded(*changelog) && (!state || recorded(*state)),
+                 "the tables of {} do not both record the position {} they were committed at", source.qualified_name(),
+                 at.to_string());
   position = at;
   dirty = false;
   last_commit = now;

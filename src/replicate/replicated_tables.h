@@ -46,7 +46,8 @@ struct ReplicatedTable {
   const tables::RowMapping& mapping_for(const std::shared_ptr<const TableSchema>& rows_schema);
   // Appends the writers a commit of the table moves: the state table's (if any), the changelog's.
   void add_writers(std::vector<iceberg::TableWriter*>& writers) const;
-  // The tables now hold POSITION, committed at NOW: nothing of them is pending.
+  // The tables now hold POSITION, committed at NOW: nothing of them is pending. Asserts that both
+  // record POSITION and that it is past the one they held (invariants 3 and 4).
   void committed(const capture::SourcePosition& position, std::chrono::steady_clock::time_point now);
 };
 

@@ -21,17 +21,6 @@ namespace {
 
 constexpr std::chrono::milliseconds kStopCheck{100};  // how often a backoff asks whether to stop
 
-// The position after BATCH, the last of its transaction, read at BEFORE: its end, with its GTID added.
-capture::SourcePosition position_after(const capture::SourcePosition& before, const capture::TransactionBatch& batch) {
-  capture::SourcePosition after = before;
-  after.binlog = batch.position;
-  if (!batch.txn->gtid.empty()) {
-    const mysql::Gtid gtid = mysql::Gtid::parse(batch.txn->gtid);
-    if (!after.gtid.contains(gtid)) after.gtid.advance(gtid);
-  }
-  return after;
-}
-
 }  // namespace
 
 Replicator::Replicator(ReplicatorOptions options, iceberg::Catalog& catalog)
@@ -234,20 +223,7 @@ void Replicator::commit(const capture::SourcePosition& position, CommitScope sco
                               .count();
   failpoint::hit("pipeline.after_commit");
   metrics_.commit_events.observe(static_cast<double>(pending_events_));
-  for (ReplicatedTable* table : committed) {
-    // Invariants 3 and 4, checked after the fact: the pair recorded POSITION, past where it stood.
-    BINBERG_ASSERT(!table->position || capture::compare_binlog(position.binlog, table->position->binlog) > 0,
-                   "table {} moved from {} back to {}", table->source.qualified_name(), table->position->to_string(),
-                   position.to_string());
-    const auto recorded = [&](const iceberg::TableWriter& writer) {
-      const std::optional<capture::SourcePosition> at = committed_position(writer.table());
-      return at && capture::compare_binlog(at->binlog, position.binlog) == 0;
-    };
-    BINBERG_ASSERT(recorded(*table->changelog) && (!table->state || recorded(*table->state)),
-                   "the tables of {} do not both record the position {} they were committed at",
-                   table->source.qualified_name(), position.to_string());
-    table->committed(position, now);
-  }
+  for (ReplicatedTable* table : committed) table->committed(position, now);
   ++stats_.commits;
   stats_.position = position.to_string();
   if (pending_source_commit_ms_ != 0) {
@@ -342,7 +318,7 @@ void Replicator::apply_batch(const capture::TransactionBatch& batch, capture::So
   in_flight_ = batch.txn;
   apply(txn, batch.events, first ? Batch::kFirst : Batch::kLater);
   if (!batch.last) return;
-  capture::SourcePosition after = position_after(read_position, batch);
+  capture::SourcePosition after = capture::position_after(read_position, batch);
   BINBERG_ASSERT(capture::compare_binlog(after.binlog, read_position.binlog) > 0,
                  "transaction {} ends at {}, not after the stream's position {}", txn.id(), after.to_string(),
                  read_position.to_string());
