@@ -148,6 +148,25 @@ std::string set_members(std::uint64_t bits, const Column& column, const std::str
 
 }  // namespace
 
+// CHAR, VARCHAR, BINARY, VARBINARY, the TEXT and BLOB types and GEOMETRY: length-prefixed bytes,
+// text converted from the column's character set.
+Value RowDecoder::decode_string(const ColumnLayout& layout, const Column& column, ByteReader& reader) {
+  if (layout.type == bt::kBlob || layout.type == bt::kGeometry) {
+    std::string_view bytes = reader.take(reader.little_endian(layout.length, "blob length"), "blob");
+    if (layout.type == bt::kGeometry || layout.is_binary) return Bytes{std::string(bytes)};
+    return Text{converter_.to_utf8(bytes, column.charset)};
+  }
+  const unsigned prefix = layout.length > 255 ? 2 : 1;
+  std::string_view bytes = reader.take(reader.little_endian(prefix, "string length"), "string");
+  if (layout.is_binary) {
+    Bytes value{std::string(bytes)};
+    // BINARY(n) is stored padded with 0x00 to n bytes; the binlog drops the padding.
+    if (layout.type == bt::kString && value.data.size() < layout.length) value.data.resize(layout.length, '\0');
+    return value;
+  }
+  return Text{converter_.to_utf8(bytes, column.charset)};
+}
+
 Value RowDecoder::decode_value(const TableMap& table, std::size_t index, ByteReader& reader, const std::string& where) {
   const ColumnLayout& layout = table.layout[index];
   const Column& column = table.schema->columns[index];
@@ -198,23 +217,10 @@ Value RowDecoder::decode_value(const TableMap& table, std::size_t index, ByteRea
           converter_.to_utf8(set_members(reader.little_endian(layout.length, "set"), column, where), column.charset)};
     case bt::kString:
     case bt::kVarchar:
-    case bt::kVarString: {
-      const unsigned prefix = layout.length > 255 ? 2 : 1;
-      std::string_view bytes = reader.take(reader.little_endian(prefix, "string length"), "string");
-      if (layout.is_binary) {
-        Bytes value{std::string(bytes)};
-        // BINARY(n) is stored padded with 0x00 to n bytes; the binlog drops the padding.
-        if (layout.type == bt::kString && value.data.size() < layout.length) value.data.resize(layout.length, '\0');
-        return value;
-      }
-      return Text{converter_.to_utf8(bytes, column.charset)};
-    }
+    case bt::kVarString:
     case bt::kBlob:
-    case bt::kGeometry: {
-      std::string_view bytes = reader.take(reader.little_endian(layout.length, "blob length"), "blob");
-      if (layout.type == bt::kGeometry || layout.is_binary) return Bytes{std::string(bytes)};
-      return Text{converter_.to_utf8(bytes, column.charset)};
-    }
+    case bt::kGeometry:
+      return decode_string(layout, column, reader);
     default:
       fail("{}: column type {} (binlog type {}) is not supported", where, to_string(column.type), layout.type);
   }

@@ -45,6 +45,7 @@ class RowDecoder {
   RowImage decode_image(const TableMap& table, std::string_view present, class ByteReader& reader,
                         const std::string& where);
   Value decode_value(const TableMap& table, std::size_t column, class ByteReader& reader, const std::string& where);
+  Value decode_string(const ColumnLayout& layout, const Column& column, class ByteReader& reader);
 
   Utf8Converter converter_;
 };
