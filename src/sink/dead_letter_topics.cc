@@ -1,6 +1,7 @@
 #include "sink/dead_letter_topics.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "core/canonical.h"
@@ -48,7 +49,12 @@ void DeadLetterTopics::prepare(const std::string& topic) {
 
 void DeadLetterTopics::prepare_one(const std::string& table_topic, const std::string& topic,
                                    std::int16_t replication_factor) {
-  const kafka::TopicSpec spec{topic, 1, replication_factor, {{"retention.ms", std::to_string(options_.retention_ms)}}};
+  const kafka::TopicSpec spec{topic,
+                              1,
+                              replication_factor,
+                              {{"retention.ms", std::to_string(options_.retention_ms)},
+                               {"retention.bytes", "-1"},
+                               {"cleanup.policy", "delete"}}};
   if (kafka::create_topic(client_, spec) == kafka::CreateResult::kCreated) {
     created_.push_back(topic);
     spdlog::info("sink: created {} for {} (replication factor {}, retention {})", topic, table_topic,
@@ -57,18 +63,37 @@ void DeadLetterTopics::prepare_one(const std::string& table_topic, const std::st
   }
   const auto existing = kafka::describe_topic(client_, topic);
   if (!existing) fail("kafka {}: topic {} exists and does not", client_.bootstrap_servers, topic);
-  const auto retention = existing->configs.find("retention.ms");
-  const std::string retention_ms = retention == existing->configs.end() ? "(unknown)" : retention->second;
-  if (retention_ms == "-1") return;
+  const auto config = [&](const std::string& name) {
+    const auto found = existing->configs.find(name);
+    return found == existing->configs.end() ? std::string("(unknown)") : found->second;
+  };
+  const std::string policy = config("cleanup.policy");
+  if (policy.find("compact") != std::string::npos) {
+    throw ConfigError(fmt::format(
+        "sink: dead-letter topic {} has cleanup.policy = {}: compaction keeps one record per key, so diverted "
+        "changes of one row of {} would replace each other. Make it cleanup.policy=delete (kafka-configs --alter "
+        "--entity-type topics --entity-name {} --add-config cleanup.policy=delete)",
+        topic, policy, table_topic, topic));
+  }
+  // Retention by time or by size: either ages the only copy of a diverted change out.
+  std::vector<std::string> limits, kept_for;
+  for (const auto& [name, unit] :
+       {std::pair{"retention.ms", "ms"}, std::pair{"retention.bytes", "bytes a partition"}}) {
+    const std::string value = config(name);
+    if (value == "-1") continue;
+    limits.push_back(fmt::format("{} = {}", name, value));
+    kept_for.push_back(fmt::format("{} {}", value, unit));
+  }
+  if (limits.empty()) return;
   if (!options_.allow_finite_retention) {
     throw ConfigError(fmt::format(
-        "sink: dead-letter topic {} has retention.ms = {}: the only copy of a diverted change of {} would age out. "
-        "Make it unlimited (kafka-configs --alter --entity-type topics --entity-name {} --add-config "
-        "retention.ms=-1) or set [sink] allow_finite_dead_letter_retention = true",
-        topic, retention_ms, table_topic, topic));
+        "sink: dead-letter topic {} has {}: the only copy of a diverted change of {} would age out. Make it "
+        "unlimited (kafka-configs --alter --entity-type topics --entity-name {} --add-config "
+        "retention.ms=-1,retention.bytes=-1) or set [sink] allow_finite_dead_letter_retention = true",
+        topic, fmt::join(limits, " and "), table_topic, topic));
   }
   spdlog::warn("sink: dead-letter topic {} keeps records for {} only (allowed by allow_finite_dead_letter_retention)",
-               topic, retention_text(retention_ms));
+               topic, fmt::join(kept_for, " and "));
 }
 
 kafka::OutgoingRecord truncated_diversion(const kafka::ConsumedRecord& record, const std::string& topic,

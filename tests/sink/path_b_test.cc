@@ -1314,6 +1314,36 @@ TEST_F(PathBTest, AnExistingDeadLetterTopicWithFiniteRetentionIsRefusedUnlessAll
   EXPECT_EQ(sink_.stop(SIGTERM), 0);
 }
 
+// Retention by size ages records out as surely as retention by time, and compaction keeps one
+// record per key, so two diverted changes of one row would replace each other: an existing
+// dead-letter topic that compacts is refused, and one capped in bytes unless finite retention is
+// allowed.
+TEST_F(PathBTest, AnExistingDeadLetterTopicThatCompactsOrIsCappedInBytesIsRefused) {
+  load_and_snapshot();
+  const std::string dlq = topic("orders") + ".dlq";
+  const auto refused_for = [&](const std::string& why) {
+    start_sink();
+    const std::optional<int> exit_code = sink_.wait_for_exit(60s);
+    ASSERT_TRUE(exit_code) << "the sink started with a dead-letter topic that has " << why << "\n"
+                           << binberg::testing::log_tail(dir_.path() / "sink.log");
+    EXPECT_NE(*exit_code, 0);
+    const std::string log = binberg::testing::log_tail(dir_.path() / "sink.log", 5);
+    EXPECT_NE(log.find("dead-letter topic " + dlq + " has " + why), std::string::npos) << log;
+  };
+  kafka::create_topic(kafka_options(),
+                      kafka::TopicSpec{dlq, 1, 1, {{"retention.ms", "-1"}, {"cleanup.policy", "compact"}}});
+  refused_for("cleanup.policy = compact");
+  kafka::set_topic_configs(kafka_options(), dlq,
+                           {{"retention.ms", "-1"}, {"cleanup.policy", "delete"}, {"retention.bytes", "1048576"}});
+  refused_for("retention.bytes = 1048576");
+  kafka::set_topic_configs(kafka_options(), dlq,
+                           {{"retention.ms", "-1"}, {"cleanup.policy", "delete"}, {"retention.bytes", "-1"}});
+  start_sink();
+  wait_for_sink();
+  EXPECT_TRUE(sink_.running());
+  EXPECT_EQ(sink_.stop(SIGTERM), 0);
+}
+
 // A record whose value fits its dead-letter topic but not with the headers the sink adds (why,
 // where from): the broker refuses it (MSG_SIZE_TOO_LARGE), and the sink used to start over on the
 // same offset for ever. Now it diverts the record without its value, with the SHA-256 of the value,
