@@ -8,10 +8,9 @@
 
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/snapshot_builder.h"
 #include "iceberg/detail/table_files.h"
 #include "iceberg/detail/uuid.h"
-#include "iceberg/manifest_list.h"
-#include "iceberg/metadata_file.h"
 #include "iceberg/single_value.h"
 #include "iceberg/table_scan.h"
 
@@ -29,23 +28,6 @@ std::size_t approximate_size(const Row& row) {
     }
   }
   return size;
-}
-
-std::int64_t summary_number(const Snapshot* snapshot, const std::string& key) {
-  if (snapshot == nullptr) return 0;
-  auto it = snapshot->summary.find(key);
-  if (it == snapshot->summary.end()) return -1;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
-void add_total(std::map<std::string, std::string>& summary, const Snapshot* parent, const std::string& key,
-               std::int64_t added, std::int64_t removed = 0) {
-  const std::int64_t before = summary_number(parent, key);
-  if (before >= 0) summary[key] = std::to_string(before + added - removed);
 }
 
 }  // namespace
@@ -358,127 +340,24 @@ PreparedCommit TableWriter::prepare(const std::string& commit_id,
   check_usable();
   locate_changed_keys();
   write_buffered_rows();
-  const TableMetadata& base = table_.metadata;
-  const Schema& schema = base.current_schema();
-  const PartitionSpec& spec = base.default_spec();
-  const std::int64_t snapshot_id = base.new_snapshot_id();
-  const std::int64_t sequence_number = base.next_sequence_number();
-  const std::string file_prefix = Uuid::random().to_string();
-  PreparedCommit commit{table_.id, table_.metadata_location, {}, base, {}};
-
-  // Data files: the batch's surviving rows. Every file the batch wrote is added, also one whose
-  // rows were all replaced later (its position deletes hide them).
-  std::vector<ManifestEntry> data_entries;
-  for (const DataFile& file : written_files_) {
-    commit.stats.added_rows += file.record_count;
-    commit.stats.bytes_written += file.file_size_in_bytes;
-    ++commit.stats.data_files;
-    data_entries.push_back(ManifestEntry{ManifestEntryStatus::kAdded, snapshot_id, std::nullopt, std::nullopt, file});
-  }
+  SnapshotBuilder snapshot(table_, options_);
+  snapshot.add_data_files(written_files_);
   failpoint::hit("iceberg.writer.after_data_files");
 
-  // Position delete files: one per (spec, partition) of the data files whose rows this batch
-  // replaces — committed files (through the index) and files of this batch written early.
-  struct PartitionDeletes {
-    const IndexedFile* file = nullptr;
-    std::vector<PositionDelete> deletes;
-  };
-  std::vector<IndexedFile> written_indexed;
-  for (const DataFile& file : written_files_) {
-    written_indexed.push_back(IndexedFile{file.file_path, spec.spec_id(), file.partition});
+  // The rows this batch replaces: committed ones (through the index) and ones of its own files
+  // written early.
+  for (const auto& [key, location] : deleted_committed_) {
+    snapshot.delete_row(index_.file(location.file), location.position);
   }
-  std::map<std::pair<std::int32_t, std::string>, PartitionDeletes> deletes_by_partition;
-  const auto add_delete = [&](const IndexedFile& file, std::uint32_t position) {
-    const PartitionSpec* file_spec = base.find_partition_spec(file.spec_id);
-    if (file_spec == nullptr)
-      fail("table {}: data file {} has unknown spec {}", table_.id.to_string(), file.path, file.spec_id);
-    auto& group =
-        deletes_by_partition[{file.spec_id, partition_key(partition_types(*file_spec, schema), file.partition)}];
-    group.file = &file;
-    group.deletes.push_back(PositionDelete{file.path, position});
-  };
-  for (const auto& [key, location] : deleted_committed_) add_delete(index_.file(location.file), location.position);
-  for (const auto& [file, position] : deleted_written_) add_delete(written_indexed[file], position);
-  int file_number = 0;
-  std::map<std::int32_t, std::vector<ManifestEntry>> delete_entries_by_spec;
-  for (auto& [spec_and_key, group] : deletes_by_partition) {
-    const PartitionSpec& file_spec = *base.find_partition_spec(group.file->spec_id);
-    const std::string directory = data_directory(base, file_spec, group.file->partition);
-    const std::string location = directory + fmt::format("{}-{:05}-deletes.parquet", file_prefix, file_number++);
-    DataFile file =
-        write_position_delete_file(location, group.file->partition, std::move(group.deletes), options_.files);
-    commit.stats.deleted_rows += file.record_count;
-    commit.stats.bytes_written += file.file_size_in_bytes;
-    ++commit.stats.delete_files;
-    delete_entries_by_spec[group.file->spec_id].push_back(
-        ManifestEntry{ManifestEntryStatus::kAdded, snapshot_id, std::nullopt, std::nullopt, std::move(file)});
-  }
+  for (const auto& [file, position] : deleted_written_) snapshot.delete_row_of_added_file(file, position);
+  snapshot.write_delete_files();
   failpoint::hit("iceberg.writer.after_delete_files");
 
-  // Manifests: the new ones, then the parent's unchanged (a fast append; compaction merges them).
-  std::vector<ManifestFile> manifests;
-  int manifest_number = 0;
-  const auto manifest_location = [&] {
-    return join_location(base.location, fmt::format("metadata/{}-m{}.avro", file_prefix, manifest_number++));
-  };
-  if (!data_entries.empty()) {
-    manifests.push_back(
-        write_manifest(manifest_location(), schema, spec, ManifestContent::kData, snapshot_id, data_entries));
-  }
-  for (const auto& [spec_id, entries] : delete_entries_by_spec) {
-    manifests.push_back(write_manifest(manifest_location(), schema, *base.find_partition_spec(spec_id),
-                                       ManifestContent::kDeletes, snapshot_id, entries));
-  }
-  const Snapshot* parent = base.current_snapshot();
-  if (parent != nullptr) {
-    for (ManifestFile& manifest : read_manifest_list(parent->manifest_list)) {
-      // A manifest that only records removals (a compaction's) has done its job for the snapshot
-      // that made them; counts are trusted only when they say so (old writers leave them 0).
-      const bool only_removals =
-          manifest.deleted_files_count > 0 && manifest.added_files_count == 0 && manifest.existing_files_count == 0;
-      if (!only_removals) manifests.push_back(std::move(manifest));
-    }
-  }
-  const std::string manifest_list =
-      join_location(base.location, fmt::format("metadata/snap-{}-1-{}.avro", snapshot_id, file_prefix));
-  write_manifest_list(manifest_list, snapshot_id, base.current_snapshot_id, sequence_number, manifests);
+  snapshot.write_manifests();
   failpoint::hit("iceberg.writer.after_manifests");
 
-  // The snapshot and the next metadata file.
-  Snapshot snapshot;
-  snapshot.snapshot_id = snapshot_id;
-  snapshot.parent_snapshot_id = base.current_snapshot_id;
-  snapshot.sequence_number = sequence_number;
-  snapshot.timestamp_ms = std::max(now_ms, base.last_updated_ms);
-  snapshot.manifest_list = manifest_list;
-  snapshot.schema_id = schema.schema_id();
-  const bool adds = commit.stats.data_files > 0;
-  const bool deletes = commit.stats.delete_files > 0;
-  snapshot.operation = adds && deletes ? SnapshotOperation::kOverwrite
-                       : deletes       ? SnapshotOperation::kDelete
-                                       : SnapshotOperation::kAppend;
-  auto& summary = snapshot.summary;
-  summary = summary_properties;
-  summary[kWriterIdProperty] = options_.writer_id;
-  summary[kCommitIdProperty] = commit_id;
-  summary["added-data-files"] = std::to_string(commit.stats.data_files);
-  summary["added-records"] = std::to_string(commit.stats.added_rows);
-  summary["added-delete-files"] = std::to_string(commit.stats.delete_files);
-  summary["added-position-delete-files"] = std::to_string(commit.stats.delete_files);
-  summary["added-position-deletes"] = std::to_string(commit.stats.deleted_rows);
-  summary["added-files-size"] = std::to_string(commit.stats.bytes_written);
-  add_total(summary, parent, "total-data-files", commit.stats.data_files);
-  add_total(summary, parent, "total-delete-files", commit.stats.delete_files);
-  add_total(summary, parent, "total-records", commit.stats.added_rows);
-  add_total(summary, parent, "total-position-deletes", commit.stats.deleted_rows);
-  add_total(summary, parent, "total-equality-deletes", 0);
-  add_total(summary, parent, "total-files-size", commit.stats.bytes_written);
-
-  TableMetadata next = base;
-  next.add_snapshot(std::move(snapshot));
-  commit.new_metadata_location = write_next_metadata_file(table_, next);
+  PreparedCommit commit = snapshot.write_metadata_file(commit_id, summary_properties, now_ms);
   failpoint::hit("iceberg.writer.after_metadata_file");
-  commit.metadata = std::move(next);
   prepared_ = commit.new_metadata_location;
   return commit;
 }
