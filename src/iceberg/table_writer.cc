@@ -3,15 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "core/error.h"
 #include "core/failpoint.h"
+#include "iceberg/detail/primary_key_scan.h"
 #include "iceberg/detail/snapshot_builder.h"
 #include "iceberg/detail/table_files.h"
 #include "iceberg/detail/uuid.h"
-#include "iceberg/single_value.h"
 #include "iceberg/table_scan.h"
 
 namespace binberg::iceberg {
@@ -85,11 +84,6 @@ void TableWriter::evolve_schema(const Schema& schema, const std::map<std::string
   if (mode_ == WriteMode::kUpsert) locate_key_columns();
 }
 
-namespace {
-// Ends an index rebuild early once the index outgrew its bound.
-struct IndexOutgrown {};
-}  // namespace
-
 void TableWriter::bound_index() {
   if (key_scan_ || index_.memory_bytes() <= options_.max_index_bytes) return;
   spdlog::info(
@@ -101,53 +95,9 @@ void TableWriter::bound_index() {
 
 void TableWriter::locate_changed_keys() {
   if (unlocated_.empty()) return;
-  const ScanPlan plan = plan_scan(table_.metadata);
-  ScanPlan candidates{plan.snapshot_id, {}, plan.delete_files};
-  // With one integer key column, a file whose key bounds hold none of the changed keys is skipped.
-  const NestedField& key_field = key_schema_->fields().front();
-  const bool prunable = key_schema_->fields().size() == 1 &&
-                        (key_field.type->to_string() == "long" || key_field.type->to_string() == "int");
-  std::vector<std::int64_t> keys;
-  if (prunable) {
-    for (const auto& [encoded, key] : unlocated_) {
-      keys.push_back(std::visit(
-          [](const auto& v) -> std::int64_t {
-            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::int32_t> ||
-                          std::is_same_v<std::decay_t<decltype(v)>, std::int64_t>) {
-              return v;
-            } else {
-              return 0;
-            }
-          },
-          key.front()));
-    }
-    std::sort(keys.begin(), keys.end());
-  }
-  const auto integer = [&](const Bytes& bytes) {
-    const Literal value = from_single_value(*key_field.type, bytes, "key bound");
-    return std::holds_alternative<std::int32_t>(value) ? std::get<std::int32_t>(value) : std::get<std::int64_t>(value);
-  };
-  for (const LiveFile& file : plan.data_files) {
-    const auto lower = file.file.lower_bounds.find(key_field.id);
-    const auto upper = file.file.upper_bounds.find(key_field.id);
-    if (prunable && lower != file.file.lower_bounds.end() && upper != file.file.upper_bounds.end()) {
-      const auto first = std::lower_bound(keys.begin(), keys.end(), integer(lower->second));
-      if (first == keys.end() || *first > integer(upper->second)) continue;
-    }
-    candidates.data_files.push_back(file);
-  }
+  const ScanPlan candidates = plan_key_scan(table_.metadata, *key_schema_, unlocated_);
   files_scanned_for_keys_ += static_cast<std::int64_t>(candidates.data_files.size());
-  const LiveFile* last_file = nullptr;
-  std::uint32_t ordinal = 0;
-  scan_rows(candidates, *key_schema_, [&](const Row& key, const LiveFile& file, std::int64_t position) {
-    const std::string encoded = encode_key(*key_schema_, key);
-    if (!unlocated_.contains(encoded)) return;
-    if (&file != last_file) {
-      ordinal = index_.add_file(IndexedFile{file.file.file_path, file.spec_id, file.file.partition});
-      last_file = &file;
-    }
-    deleted_committed_.emplace(encoded, PrimaryKeyIndex::Location{ordinal, static_cast<std::uint32_t>(position)});
-  });
+  locate_keys(candidates, *key_schema_, unlocated_, index_, deleted_committed_);
   for (const std::string& key : unlocated_removes_) {
     if (!deleted_committed_.contains(key)) ++absent_key_deletes_;
   }
@@ -157,38 +107,7 @@ void TableWriter::locate_changed_keys() {
 
 void TableWriter::rebuild_index() {
   locate_key_columns();
-  index_ = PrimaryKeyIndex();
-  const ScanPlan plan = plan_scan(table_.metadata);
-  for (const LiveFile& file : plan.delete_files) {
-    if (file.file.content == FileContent::kEqualityDeletes) {
-      fail(
-          "table {}: it has equality delete files ({}); binberg's upsert writer keeps tables free of them — "
-          "compact the table first",
-          table_.id.to_string(), file.file.file_path);
-    }
-  }
-  const LiveFile* last_file = nullptr;
-  std::uint32_t ordinal = 0;
-  try {
-    scan_rows(plan, *key_schema_, [&](const Row& key, const LiveFile& file, std::int64_t position) {
-      if (&file != last_file) {
-        ordinal = index_.add_file(IndexedFile{file.file.file_path, file.spec_id, file.file.partition});
-        last_file = &file;
-      }
-      if (position > std::numeric_limits<std::uint32_t>::max()) {
-        fail("table {}: data file {} has more than 2^32 rows", table_.id.to_string(), file.file.file_path);
-      }
-      const PrimaryKeyIndex::Location location{ordinal, static_cast<std::uint32_t>(position)};
-      if ((index_.size() & 0xffff) == 0 && index_.memory_bytes() > options_.max_index_bytes) throw IndexOutgrown{};
-      if (!index_.insert(encode_key(*key_schema_, key), location)) {
-        fail(
-            "table {}: a primary key is held twice (again in {} row {}); the table breaks the one-row-per-key "
-            "invariant",
-            table_.id.to_string(), file.file.file_path, position);
-      }
-    });
-  } catch (const IndexOutgrown&) {
-  }
+  index_ = index_primary_keys(table_, *key_schema_, options_.max_index_bytes);
   bound_index();
 }
 
