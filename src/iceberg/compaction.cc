@@ -66,118 +66,156 @@ bool manifests_need_merging(const Snapshot& snapshot) {
 // compact_table rewrites data files (and merges the manifests); rewrite_manifests only merges them.
 enum class RewriteScope { kDataFiles, kManifestsOnly };
 
+// The paths of the delete files among ENTRIES.
+std::set<std::string> delete_file_paths(const std::vector<SnapshotEntry>& entries) {
+  std::set<std::string> paths;
+  for (const SnapshotEntry& entry : entries) {
+    if (!is_data(entry)) paths.insert(entry.entry.data_file.file_path);
+  }
+  return paths;
+}
+
+// Which data files the delete files of a snapshot's ENTRIES apply to; reads every position delete file.
+class DeleteTargets {
+ public:
+  DeleteTargets(const TableMetadata& metadata, const std::vector<SnapshotEntry>& entries)
+      : metadata_(metadata), entries_(entries) {
+    for (const SnapshotEntry& entry : entries) {
+      const std::string& path = entry.entry.data_file.file_path;
+      group_of_[path] = group_key(metadata, entry);
+      if (is_data(entry)) {
+        live_data_.insert(path);
+      } else if (entry.entry.data_file.content == FileContent::kPositionDeletes) {
+        auto& named = named_by_position_deletes_[path];
+        for (const PositionDelete& row : read_position_deletes(entry.entry.data_file)) named.insert(row.file_path);
+      }
+    }
+  }
+
+  const std::string& group_of(const SnapshotEntry& entry) const {
+    return group_of_.at(entry.entry.data_file.file_path);
+  }
+
+  // Whether any delete file applies to DATA.
+  bool any_applies(const SnapshotEntry& data) const {
+    for (const SnapshotEntry& deletes : entries_) {
+      if (is_data(deletes)) continue;
+      if (deletes.entry.data_file.content == FileContent::kPositionDeletes) {
+        if (data_sequence(deletes) >= data_sequence(data) && names(deletes, data.entry.data_file.file_path)) {
+          return true;
+        }
+      } else if (equality_applies(deletes, data)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether DELETES still applies to a live data file outside REWRITTEN.
+  bool needed_beside(const SnapshotEntry& deletes, const std::set<std::string>& rewritten) const {
+    if (deletes.entry.data_file.content == FileContent::kPositionDeletes) {
+      for (const std::string& target : named_by_position_deletes_.at(deletes.entry.data_file.file_path)) {
+        if (live_data_.contains(target) && !rewritten.contains(target)) return true;
+      }
+      return false;
+    }
+    for (const SnapshotEntry& data : entries_) {
+      if (is_data(data) && equality_applies(deletes, data) && !rewritten.contains(data.entry.data_file.file_path)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  bool names(const SnapshotEntry& position_deletes, const std::string& data_path) const {
+    return named_by_position_deletes_.at(position_deletes.entry.data_file.file_path).contains(data_path);
+  }
+
+  // An equality delete applies to older data of its partition, or of every partition when its
+  // spec is unpartitioned.
+  bool equality_applies(const SnapshotEntry& deletes, const SnapshotEntry& data) const {
+    if (data_sequence(deletes) <= data_sequence(data)) return false;
+    const PartitionSpec* spec = metadata_.find_partition_spec(deletes.spec_id);
+    return spec->fields().empty() || group_of(deletes) == group_of(data);
+  }
+
+  const TableMetadata& metadata_;
+  const std::vector<SnapshotEntry>& entries_;
+  std::set<std::string> live_data_;
+  std::map<std::string, std::string> group_of_;                             // file -> group_key
+  std::map<std::string, std::set<std::string>> named_by_position_deletes_;  // delete file -> data files
+};
+
+// Chooses, group by group, the data files to rewrite: a group's small files and those deletes
+// apply to, when any delete applies or it has min_input_files small ones (and two files at least).
+void choose_data_files(const std::vector<SnapshotEntry>& entries, const DeleteTargets& targets,
+                       const CompactionOptions& options, Rewrite& rewrite) {
+  std::map<std::string, std::vector<const SnapshotEntry*>> groups;
+  for (const SnapshotEntry& entry : entries) {
+    if (is_data(entry)) groups[targets.group_of(entry)].push_back(&entry);
+  }
+  const std::int64_t small = options.target_file_size_bytes / 4 * 3;
+  for (const auto& [key, files] : groups) {
+    std::vector<const SnapshotEntry*> chosen;
+    std::size_t small_files = 0;
+    bool any_touched = false;
+    for (const SnapshotEntry* file : files) {
+      const bool is_small = file->entry.data_file.file_size_in_bytes < small;
+      const bool is_touched = targets.any_applies(*file);
+      small_files += is_small ? 1 : 0;
+      any_touched = any_touched || is_touched;
+      if (is_small || is_touched) chosen.push_back(file);
+    }
+    if (!any_touched && (small_files < options.min_input_files || chosen.size() < 2)) continue;
+    for (const SnapshotEntry* file : chosen) {
+      rewrite.rewritten.insert(file->entry.data_file.file_path);
+      rewrite.rows_read_from_files += file->entry.data_file.record_count;
+    }
+  }
+}
+
 // Chooses the files to rewrite and the delete files that become unnecessary.
 Rewrite plan_rewrite(const TableMetadata& metadata, const Snapshot& snapshot, const std::vector<SnapshotEntry>& entries,
                      const CompactionOptions& options, RewriteScope scope) {
   Rewrite rewrite;
   rewrite.read_snapshot_id = snapshot.snapshot_id;
   rewrite.read_sequence_number = snapshot.sequence_number;
-  if (scope == RewriteScope::kManifestsOnly) {  // every file stays
-    for (const SnapshotEntry& entry : entries) {
-      if (!is_data(entry)) rewrite.deletes_read.insert(entry.entry.data_file.file_path);
-    }
-    return rewrite;
-  }
-  std::set<std::string> live_data;
-  std::map<std::string, std::set<std::string>> targets;  // position delete file -> data files it names
-  std::map<std::string, std::string> key_of;             // file -> group key
-  for (const SnapshotEntry& entry : entries) {
-    const std::string& path = entry.entry.data_file.file_path;
-    key_of[path] = group_key(metadata, entry);
-    if (is_data(entry)) {
-      live_data.insert(path);
-      continue;
-    }
-    rewrite.deletes_read.insert(path);
-    if (entry.entry.data_file.content == FileContent::kPositionDeletes) {
-      auto& named = targets[path];
-      for (const PositionDelete& row : read_position_deletes(entry.entry.data_file)) named.insert(row.file_path);
-    }
-  }
-  // An equality delete applies to older data of its partition, or of every partition when its
-  // spec is unpartitioned.
-  const auto equality_applies = [&](const SnapshotEntry& deletes, const SnapshotEntry& data) {
-    if (data_sequence(deletes) <= data_sequence(data)) return false;
-    const PartitionSpec* spec = metadata.find_partition_spec(deletes.spec_id);
-    return spec->fields().empty() ||
-           key_of[deletes.entry.data_file.file_path] == key_of[data.entry.data_file.file_path];
-  };
-  const auto touched = [&](const SnapshotEntry& data) {
-    for (const SnapshotEntry& deletes : entries) {
-      if (is_data(deletes)) continue;
-      if (deletes.entry.data_file.content == FileContent::kPositionDeletes) {
-        if (data_sequence(deletes) >= data_sequence(data) &&
-            targets[deletes.entry.data_file.file_path].contains(data.entry.data_file.file_path))
-          return true;
-      } else if (equality_applies(deletes, data)) {
-        return true;
-      }
-    }
-    return false;
-  };
-
-  {
-    std::map<std::string, std::vector<const SnapshotEntry*>> groups;
-    for (const SnapshotEntry& entry : entries) {
-      if (is_data(entry)) groups[key_of[entry.entry.data_file.file_path]].push_back(&entry);
-    }
-    const std::int64_t small = options.target_file_size_bytes / 4 * 3;
-    for (const auto& [key, files] : groups) {
-      std::vector<const SnapshotEntry*> chosen;
-      std::size_t small_files = 0;
-      bool any_touched = false;
-      for (const SnapshotEntry* file : files) {
-        const bool is_small = file->entry.data_file.file_size_in_bytes < small;
-        const bool is_touched = touched(*file);
-        small_files += is_small ? 1 : 0;
-        any_touched = any_touched || is_touched;
-        if (is_small || is_touched) chosen.push_back(file);
-      }
-      if (!any_touched && (small_files < options.min_input_files || chosen.size() < 2)) continue;
-      for (const SnapshotEntry* file : chosen) {
-        rewrite.rewritten.insert(file->entry.data_file.file_path);
-        rewrite.rows_read_from_files += file->entry.data_file.record_count;
-      }
-    }
-  }
-
+  rewrite.deletes_read = delete_file_paths(entries);
+  if (scope == RewriteScope::kManifestsOnly) return rewrite;  // every file stays
+  const DeleteTargets targets(metadata, entries);
+  choose_data_files(entries, targets, options, rewrite);
   // A delete file is resolved when no live data file it applies to remains unrewritten.
   for (const SnapshotEntry& deletes : entries) {
-    if (is_data(deletes)) continue;
-    const std::string& path = deletes.entry.data_file.file_path;
-    bool needed = false;
-    if (deletes.entry.data_file.content == FileContent::kPositionDeletes) {
-      for (const std::string& target : targets[path]) {
-        needed = needed || (live_data.contains(target) && !rewrite.rewritten.contains(target));
-      }
-    } else {
-      for (const SnapshotEntry& data : entries) {
-        needed = needed || (is_data(data) && equality_applies(deletes, data) &&
-                            !rewrite.rewritten.contains(data.entry.data_file.file_path));
-      }
+    if (!is_data(deletes) && !targets.needed_beside(deletes, rewrite.rewritten)) {
+      rewrite.resolved_deletes.insert(deletes.entry.data_file.file_path);
     }
-    if (!needed) rewrite.resolved_deletes.insert(path);
   }
   return rewrite;
 }
 
-// Reads the chosen files with every delete applied and writes their rows again, group by group,
-// in files of about the target size; records where each row went.
-void write_rewritten_files(const TableMetadata& metadata, const std::vector<SnapshotEntry>& entries,
-                           const CompactionOptions& options, Rewrite& rewrite, CompactionResult& result) {
+// The scan of the chosen files, grouped by spec and partition, with every delete file of the
+// snapshot read, and the rows per output file of each data file's group.
+struct RewriteScan {
   ScanPlan plan;
-  plan.snapshot_id = rewrite.read_snapshot_id;
+  std::vector<std::int64_t> rows_per_file;  // by data file of the plan
+};
+
+// Plans the scan of the chosen files. Rows per output file: the target size over the group's
+// bytes per row, within the row limit. Marks every row of the chosen files dropped until written.
+RewriteScan plan_rewrite_scan(const TableMetadata& metadata, const std::vector<SnapshotEntry>& entries,
+                              const CompactionOptions& options, Rewrite& rewrite) {
+  RewriteScan scan;
+  scan.plan.snapshot_id = rewrite.read_snapshot_id;
   std::map<std::string, std::vector<const SnapshotEntry*>> groups;
   for (const SnapshotEntry& entry : entries) {
     const std::string& path = entry.entry.data_file.file_path;
     if (!is_data(entry)) {
-      plan.delete_files.push_back(LiveFile{entry.entry.data_file, data_sequence(entry), entry.spec_id});
+      scan.plan.delete_files.push_back(LiveFile{entry.entry.data_file, data_sequence(entry), entry.spec_id});
     } else if (rewrite.rewritten.contains(path)) {
       groups[group_key(metadata, entry)].push_back(&entry);
     }
   }
-  // Rows per output file: the target size over the group's bytes per row, within the row limit.
-  std::vector<std::int64_t> rows_per_file;  // by file of the plan
   for (const auto& [key, files] : groups) {
     std::int64_t bytes = 0, rows = 0;
     for (const SnapshotEntry* file : files) {
@@ -188,13 +226,20 @@ void write_rewritten_files(const TableMetadata& metadata, const std::vector<Snap
     const std::int64_t limit = std::clamp<std::int64_t>(options.target_file_size_bytes / per_row, 1,
                                                         std::max<std::int64_t>(1, options.max_rows_per_file));
     for (const SnapshotEntry* file : files) {
-      plan.data_files.push_back(LiveFile{file->entry.data_file, data_sequence(*file), file->spec_id});
-      rows_per_file.push_back(limit);
+      scan.plan.data_files.push_back(LiveFile{file->entry.data_file, data_sequence(*file), file->spec_id});
+      scan.rows_per_file.push_back(limit);
       rewrite.moved[file->entry.data_file.file_path].assign(
           static_cast<std::size_t>(file->entry.data_file.record_count), kDroppedRow);
     }
   }
+  return scan;
+}
 
+// Reads the chosen files with every delete applied and writes their rows again, group by group,
+// in files of about the target size; records where each row went.
+void write_rewritten_files(const TableMetadata& metadata, const std::vector<SnapshotEntry>& entries,
+                           const CompactionOptions& options, Rewrite& rewrite, CompactionResult& result) {
+  const RewriteScan scan = plan_rewrite_scan(metadata, entries, options, rewrite);
   const Schema& schema = metadata.current_schema();
   const std::string prefix = Uuid::random().to_string();
   std::vector<Row> rows;
@@ -216,13 +261,13 @@ void write_rewritten_files(const TableMetadata& metadata, const std::vector<Snap
                                           group_file->spec_id});
     rows.clear();
   };
-  scan_rows(plan, schema, [&](const Row& row, const LiveFile& file, std::int64_t position) {
-    const auto index = static_cast<std::size_t>(&file - plan.data_files.data());
+  scan_rows(scan.plan, schema, [&](const Row& row, const LiveFile& file, std::int64_t position) {
+    const auto index = static_cast<std::size_t>(&file - scan.plan.data_files.data());
     if (group_file == nullptr || group_file->spec_id != file.spec_id ||
         group_file->file.partition != file.file.partition) {
       flush();
       group_file = &file;
-      limit = rows_per_file[index];
+      limit = scan.rows_per_file[index];
     }
     rewrite.moved[file.file.file_path][static_cast<std::size_t>(position)] =
         (static_cast<std::uint64_t>(rewrite.added.size()) << 32) | rows.size();
@@ -283,27 +328,33 @@ std::string describe_ancestry_break(const TableMetadata& metadata, std::int64_t 
   return fmt::format("snapshot {} that the rewrite read is no longer an ancestor of the current one", read_snapshot_id);
 }
 
-// Builds the replace snapshot on BASE (the snapshot read, or a later one) and commits it.
-LoadedTable commit_rewrite(Catalog& catalog, const LoadedTable& base, const Rewrite& rewrite,
-                           const CompactionOptions& options, CompactionResult& result) {
-  const TableMetadata& metadata = base.metadata;
-  const Snapshot* parent = metadata.current_snapshot();
-  if (const std::string broken = describe_ancestry_break(metadata, rewrite.read_snapshot_id); !broken.empty()) {
+// The live entries of PARENT (BASE's current snapshot), which the rewrite can still commit on:
+// throws StartOver when PARENT does not descend from the snapshot read or lost a rewritten file.
+std::vector<SnapshotEntry> live_entries_to_rewrite(const TableMetadata& base, const Snapshot* parent,
+                                                   const Rewrite& rewrite) {
+  if (const std::string broken = describe_ancestry_break(base, rewrite.read_snapshot_id); !broken.empty()) {
     throw StartOver{broken};
   }
-  const std::vector<SnapshotEntry> live_now = live_entries(*parent);
+  std::vector<SnapshotEntry> live_now = live_entries(*parent);
   std::set<std::string> live_paths;
   for (const SnapshotEntry& entry : live_now) live_paths.insert(entry.entry.data_file.file_path);
   for (const std::string& path : rewrite.rewritten) {
     if (!live_paths.contains(path)) throw StartOver{fmt::format("data file {} was removed by another commit", path)};
   }
+  return live_now;
+}
 
-  const std::int64_t snapshot_id = metadata.new_snapshot_id();
-  const std::int64_t sequence_number = metadata.next_sequence_number();
-  result.rebased_deletes = 0;
-  std::vector<SnapshotEntry> entries;
+// The entries of the replace snapshot, and what its summary counts of them.
+struct ReplaceEntries {
+  std::vector<SnapshotEntry> entries;  // every live file now: kept EXISTING, removed DELETED; then the added
+  std::size_t rebased_delete_files = 0;
   std::int64_t removed_delete_files = 0, removed_position_deletes = 0, removed_equality_deletes = 0;
   std::int64_t removed_bytes = 0, added_bytes = 0;
+};
+
+// Marks the files of LIVE_NOW the rewrite replaces DELETED (the others EXISTING), and counts them.
+void mark_removed_files(const std::vector<SnapshotEntry>& live_now, const Rewrite& rewrite, std::int64_t snapshot_id,
+                        ReplaceEntries& replace) {
   for (const SnapshotEntry& entry : live_now) {
     SnapshotEntry kept = entry;
     const DataFile& file = entry.entry.data_file;
@@ -312,35 +363,81 @@ LoadedTable commit_rewrite(Catalog& catalog, const LoadedTable& base, const Rewr
     kept.entry.status = removed ? ManifestEntryStatus::kDeleted : ManifestEntryStatus::kExisting;
     if (removed) {
       kept.entry.snapshot_id = snapshot_id;
-      removed_bytes += file.file_size_in_bytes;
+      replace.removed_bytes += file.file_size_in_bytes;
       if (file.content != FileContent::kData) {
-        ++removed_delete_files;
-        (file.content == FileContent::kPositionDeletes ? removed_position_deletes : removed_equality_deletes) +=
-            file.record_count;
+        ++replace.removed_delete_files;
+        (file.content == FileContent::kPositionDeletes ? replace.removed_position_deletes
+                                                       : replace.removed_equality_deletes) += file.record_count;
       }
     }
-    entries.push_back(std::move(kept));
+    replace.entries.push_back(std::move(kept));
   }
+}
+
+// The replace snapshot's entries: LIVE_NOW marked, then the rewritten files and the position
+// deletes committed meanwhile, rebased onto them (written here).
+ReplaceEntries replace_entries(const TableMetadata& metadata, const std::vector<SnapshotEntry>& live_now,
+                               const CompactionOptions& options, const Rewrite& rewrite, std::int64_t snapshot_id,
+                               CompactionResult& result) {
+  ReplaceEntries replace;
+  mark_removed_files(live_now, rewrite, snapshot_id, replace);
   std::vector<SnapshotEntry> added = rewrite.added;
   const std::vector<SnapshotEntry> rebased = rebase_position_deletes(metadata, live_now, options, rewrite, result);
+  replace.rebased_delete_files = rebased.size();
   added.insert(added.end(), rebased.begin(), rebased.end());
   for (SnapshotEntry& entry : added) {
     entry.entry.snapshot_id = snapshot_id;
-    added_bytes += entry.entry.data_file.file_size_in_bytes;
-    entries.push_back(entry);
+    replace.added_bytes += entry.entry.data_file.file_size_in_bytes;
+    replace.entries.push_back(entry);
   }
+  return replace;
+}
+
+// The replace snapshot's summary: PARENT's position carried forward, this rewrite's counts and the
+// totals of the files live after it.
+std::map<std::string, std::string> replace_summary(const Snapshot* parent, const CompactionOptions& options,
+                                                   const std::string& prefix, const Rewrite& rewrite,
+                                                   const ReplaceEntries& replace, const CompactionResult& result) {
+  std::map<std::string, std::string> summary = carried_summary(parent);
+  summary[kWriterIdProperty] = options.writer_id;
+  summary[kCommitIdProperty] = "compact:" + prefix;
+  summary["added-data-files"] = std::to_string(rewrite.added.size());
+  summary["deleted-data-files"] = std::to_string(rewrite.rewritten.size());
+  summary["added-records"] = std::to_string(result.rows_written);
+  summary["deleted-records"] = std::to_string(rewrite.rows_read_from_files);
+  summary["added-delete-files"] = std::to_string(replace.rebased_delete_files);
+  summary["added-position-deletes"] = std::to_string(result.rebased_deletes);
+  summary["removed-delete-files"] = std::to_string(replace.removed_delete_files);
+  summary["removed-position-deletes"] = std::to_string(replace.removed_position_deletes);
+  summary["removed-equality-deletes"] = std::to_string(replace.removed_equality_deletes);
+  summary["added-files-size"] = std::to_string(replace.added_bytes);
+  summary["removed-files-size"] = std::to_string(replace.removed_bytes);
+  std::vector<SnapshotEntry> live_after;
+  for (const SnapshotEntry& entry : replace.entries) {
+    if (entry.entry.status != ManifestEntryStatus::kDeleted) live_after.push_back(entry);
+  }
+  for (auto& [key, value] : snapshot_totals(live_after)) summary[key] = std::move(value);
+  return summary;
+}
+
+// Builds the replace snapshot on BASE (the snapshot read, or a later one) and commits it.
+LoadedTable commit_rewrite(Catalog& catalog, const LoadedTable& base, const Rewrite& rewrite,
+                           const CompactionOptions& options, CompactionResult& result) {
+  const TableMetadata& metadata = base.metadata;
+  const Snapshot* parent = metadata.current_snapshot();
+  const std::vector<SnapshotEntry> live_now = live_entries_to_rewrite(metadata, parent, rewrite);
+  const std::int64_t snapshot_id = metadata.new_snapshot_id();
+  const std::int64_t sequence_number = metadata.next_sequence_number();
+  result.rebased_deletes = 0;
+  const ReplaceEntries replace = replace_entries(metadata, live_now, options, rewrite, snapshot_id, result);
 
   const std::string prefix = Uuid::random().to_string();
-  const std::vector<ManifestFile> manifests = write_merged_manifests(metadata, prefix, snapshot_id, entries);
+  const std::vector<ManifestFile> manifests = write_merged_manifests(metadata, prefix, snapshot_id, replace.entries);
   const std::string manifest_list =
       join_location(metadata.location, fmt::format("metadata/snap-{}-1-{}.avro", snapshot_id, prefix));
   write_manifest_list(manifest_list, snapshot_id, parent->snapshot_id, sequence_number, manifests);
   failpoint::hit("iceberg.compaction.after_manifests");
 
-  std::vector<SnapshotEntry> live_after;
-  for (const SnapshotEntry& entry : entries) {
-    if (entry.entry.status != ManifestEntryStatus::kDeleted) live_after.push_back(entry);
-  }
   Snapshot snapshot;
   snapshot.snapshot_id = snapshot_id;
   snapshot.parent_snapshot_id = parent->snapshot_id;
@@ -349,22 +446,7 @@ LoadedTable commit_rewrite(Catalog& catalog, const LoadedTable& base, const Rewr
   snapshot.manifest_list = manifest_list;
   snapshot.schema_id = metadata.current_schema_id;
   snapshot.operation = SnapshotOperation::kReplace;
-  auto& summary = snapshot.summary;
-  summary = carried_summary(parent);
-  summary[kWriterIdProperty] = options.writer_id;
-  summary[kCommitIdProperty] = "compact:" + prefix;
-  summary["added-data-files"] = std::to_string(rewrite.added.size());
-  summary["deleted-data-files"] = std::to_string(rewrite.rewritten.size());
-  summary["added-records"] = std::to_string(result.rows_written);
-  summary["deleted-records"] = std::to_string(rewrite.rows_read_from_files);
-  summary["added-delete-files"] = std::to_string(rebased.size());
-  summary["added-position-deletes"] = std::to_string(result.rebased_deletes);
-  summary["removed-delete-files"] = std::to_string(removed_delete_files);
-  summary["removed-position-deletes"] = std::to_string(removed_position_deletes);
-  summary["removed-equality-deletes"] = std::to_string(removed_equality_deletes);
-  summary["added-files-size"] = std::to_string(added_bytes);
-  summary["removed-files-size"] = std::to_string(removed_bytes);
-  for (auto& [key, value] : snapshot_totals(live_after)) summary[key] = std::move(value);
+  snapshot.summary = replace_summary(parent, options, prefix, rewrite, replace, result);
 
   TableMetadata next = metadata;
   next.add_snapshot(std::move(snapshot));
@@ -372,7 +454,7 @@ LoadedTable commit_rewrite(Catalog& catalog, const LoadedTable& base, const Rewr
   result.snapshot_id = snapshot_id;
   result.rewritten_data_files = static_cast<std::int64_t>(rewrite.rewritten.size());
   result.added_data_files = static_cast<std::int64_t>(rewrite.added.size());
-  result.removed_delete_files = removed_delete_files;
+  result.removed_delete_files = replace.removed_delete_files;
   result.rows_dropped = rewrite.rows_read_from_files - result.rows_written;
   result.manifests_after = static_cast<std::int64_t>(manifests.size());
   return committed;
