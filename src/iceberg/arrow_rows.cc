@@ -95,10 +95,8 @@ std::optional<int> column_with_field_id(const arrow::Schema& schema, std::int32_
   return std::nullopt;
 }
 
-// The value at ROW of ARRAY, as the alternative TYPE holds. Accepts the Arrow types of the
-// promotions Iceberg allows (int -> long, float -> double, decimal precision widening).
-Literal read_value(const arrow::Array& array, std::int64_t row, const Type& type) {
-  if (array.IsNull(row)) return std::monostate{};
+// read_value for booleans, integers, dates and times; nullopt when ARRAY holds none of them as TYPE.
+std::optional<Literal> read_integral(const arrow::Array& array, std::int64_t row, const Type& type) {
   switch (array.type_id()) {
     case arrow::Type::BOOL:
       if (type.kind() == TypeKind::kBoolean) return static_cast<const arrow::BooleanArray&>(array).Value(row);
@@ -123,6 +121,15 @@ Literal read_value(const arrow::Array& array, std::int64_t row, const Type& type
         return static_cast<const arrow::TimestampArray&>(array).Value(row);
       }
       break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+// read_value for floating point numbers and decimals; nullopt when ARRAY holds none of them as TYPE.
+std::optional<Literal> read_fractional(const arrow::Array& array, std::int64_t row, const Type& type) {
+  switch (array.type_id()) {
     case arrow::Type::FLOAT: {
       const float value = static_cast<const arrow::FloatArray&>(array).Value(row);
       if (type.kind() == TypeKind::kFloat) return value;
@@ -132,6 +139,23 @@ Literal read_value(const arrow::Array& array, std::int64_t row, const Type& type
     case arrow::Type::DOUBLE:
       if (type.kind() == TypeKind::kDouble) return static_cast<const arrow::DoubleArray&>(array).Value(row);
       break;
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal_type = static_cast<const arrow::Decimal128Type&>(*array.type());
+      if (type.kind() == TypeKind::kDecimal && decimal_type.scale() == type.decimal_scale() &&
+          decimal_type.precision() <= type.decimal_precision()) {
+        return Decimal{to_int128(arrow::Decimal128(static_cast<const arrow::Decimal128Array&>(array).GetValue(row)))};
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+// read_value for strings, binary, fixed and uuid; nullopt when ARRAY holds none of them as TYPE.
+std::optional<Literal> read_text_or_bytes(const arrow::Array& array, std::int64_t row, const Type& type) {
+  switch (array.type_id()) {
     case arrow::Type::STRING:
       if (type.kind() == TypeKind::kString)
         return std::string(static_cast<const arrow::StringArray&>(array).GetView(row));
@@ -161,17 +185,19 @@ Literal read_value(const arrow::Array& array, std::int64_t row, const Type& type
       }
       break;
     }
-    case arrow::Type::DECIMAL128: {
-      const auto& decimal_type = static_cast<const arrow::Decimal128Type&>(*array.type());
-      if (type.kind() == TypeKind::kDecimal && decimal_type.scale() == type.decimal_scale() &&
-          decimal_type.precision() <= type.decimal_precision()) {
-        return Decimal{to_int128(arrow::Decimal128(static_cast<const arrow::Decimal128Array&>(array).GetValue(row)))};
-      }
-      break;
-    }
     default:
       break;
   }
+  return std::nullopt;
+}
+
+// The value at ROW of ARRAY, as the alternative TYPE holds. Accepts the Arrow types of the
+// promotions Iceberg allows (int -> long, float -> double, decimal precision widening).
+Literal read_value(const arrow::Array& array, std::int64_t row, const Type& type) {
+  if (array.IsNull(row)) return std::monostate{};
+  if (std::optional<Literal> value = read_integral(array, row, type)) return std::move(*value);
+  if (std::optional<Literal> value = read_fractional(array, row, type)) return std::move(*value);
+  if (std::optional<Literal> value = read_text_or_bytes(array, row, type)) return std::move(*value);
   fail("a {} column cannot be read as {}", array.type()->ToString(), type.to_string());
 }
 
