@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <random>
 
 #include "core/error.h"
 #include "drill/checks.h"
@@ -235,6 +236,20 @@ FaultTimes kill_and_restart_broker(DrillRun& run, Paths& path, Workload&, std::s
   return times;
 }
 
+// A seeded schedule of SIGKILLs over replicate, source, sink and the Kafka broker: each block of
+// four rounds kills all four, in an order drawn from the drill's seed and the block (Fisher-Yates
+// over a fixed generator), so the same seed kills the same processes in the same order and four
+// rounds (--quick) already kill each once.
+FaultTimes kill_at_random(DrillRun& run, Paths& paths, Workload& workload, std::size_t round) {
+  std::vector<std::string> order = {"replicate", "source", "sink", "kafka"};
+  std::mt19937_64 schedule(run.options().seed * 1'000'003 + round / order.size());
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[schedule() % (i + 1)]);
+  const std::string target = order[round % order.size()];
+  run.progress(fmt::format("round {}: the schedule of seed {} kills {}", round + 1, run.options().seed, target));
+  if (target == "kafka") return kill_and_restart_broker(run, paths, workload, round);
+  return kill_and_restart(target)(run, paths, workload, round);
+}
+
 }  // namespace
 
 const std::vector<Drill>& all_drills() {
@@ -286,6 +301,10 @@ const std::vector<Drill>& all_drills() {
        [](DrillRun& run) {
          under_faults(run, PathChoice::kB, rounds(run, 3, 6), FaultGate::kCommittedProgress,
                       kill_and_restart("source"));
+       }},
+      {"random-kill", "a seeded schedule of SIGKILLs across replicate, source, sink and the broker under load", "A+B",
+       [](DrillRun& run) {
+         under_faults(run, PathChoice::kBoth, rounds(run, 4, 52), FaultGate::kCommittedProgress, kill_at_random);
        }},
       {"poison-dlq", "an outside producer writes undecodable records into a topic under load; each dead-lettered", "B",
        [](DrillRun& run) { under_intruders(run, IntruderKind::kPoison); }},
