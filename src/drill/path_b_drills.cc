@@ -281,10 +281,9 @@ void under_rebuilds(DrillRun& run) {
 
 // Path B under load, three changes to the ledger's schema contract, one per round (the subject's
 // rule is the stack's global BACKWARD). The ledger, as its transfers are one table's transactions:
-// a stopped table, and the table of a schema change, commit their part of a transaction over
-// several tables apart from the others (docs/kafka-sink.md, "one exception"), which
-// whole_transactions_path_b counts, so a statement on the generator's tables fails this drill on
-// that known gap rather than on the contract it is about.
+// a stopped table commits its part of a transaction over several tables apart from the others,
+// which whole_transactions_path_b counts, so a statement the sink refuses on the generator's
+// tables would fail this drill on that rather than on the contract it is about.
 //   direct        an incompatible value schema (a field's type changed) registered over HTTP: the
 //                 registry answers 409 (detected) and the pipeline never notices;
 //   add-column    ALTER TABLE ADD COLUMN, nullable: the registry takes the next schema and the sink

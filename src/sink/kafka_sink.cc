@@ -103,7 +103,7 @@ void KafkaSink::run(const std::function<bool()>& stop) {
   // Scale-out: a session ends (committing what is whole) when the group moves topics to or from
   // this sink, and the next one writes the topics it holds then.
   const auto session_stop = [&] { return stop() || (slots && take_slots(*slots)); };
-  const SinkContext context{options_, catalog_, environment_, metrics_, stats_, ownership_};
+  const SinkContext context{options_, catalog_, environment_, metrics_, stats_, ownership_, carried_barrier_};
   for (;;) {
     const std::uint64_t commits_before = stats_.commits;
     try {
@@ -120,6 +120,8 @@ void KafkaSink::run(const std::function<bool()>& stop) {
       stats_.stopped_tables.push_back(stopped.topic());
       metrics_.stopped_tables.set(static_cast<double>(ownership_.stopped().size()));
     } catch (const AbandonedTransaction& error) {
+      spdlog::warn("sink: {}", error.what());
+    } catch (const BehindSchemaChange& error) {
       spdlog::warn("sink: {}", error.what());
     } catch (const iceberg::CommitConflict& conflict) {
       spdlog::warn("sink: {}; another writer committed to the table: reading again from the committed offsets",

@@ -13,7 +13,9 @@
 //      transaction's footprint (envelope/transaction_footprint.h); a commit is cut only when every
 //      transaction the writers hold has all of its records (draining: records of transactions
 //      that begin meanwhile wait), so no snapshot holds part of a source transaction, and the
-//      tables one transaction touches are committed in one catalog transaction (transactions.h).
+//      tables one transaction touches are committed in one catalog transaction (transactions.h);
+//      a schema change is applied in a commit of its own right after a commit of every table,
+//      while a schema barrier holds back every transaction after it (SinkSession::apply_schema_change).
 //   3. Redelivery changes nothing. A record below a partition's recorded offset (a rewind) and a
 //      record whose change is not newer than the last one the partition applied (an at-least-once
 //      source producing again) are counted and skipped. A key's changes are in one partition, in
@@ -74,6 +76,7 @@
 #include "sink/ownership.h"
 #include "sink/progress.h"
 #include "sink/sink_metrics.h"
+#include "sink/transactions.h"
 #include "tables/snapshot_properties.h"
 #include "tables/table_mapping.h"
 
@@ -192,6 +195,8 @@ class KafkaSink {
   SinkMetrics metrics_;
   KafkaSinkStats stats_;
   Ownership ownership_;
+  // A schema barrier a session rolled back for, kept for the next (SinkContext::carried_barrier).
+  std::optional<CarriedBarrier> carried_barrier_;
 };
 
 }  // namespace binberg::sink

@@ -61,8 +61,12 @@ Route SessionState::route(const TableState& table, const ReadRecord& read, const
   if (arrival == Arrival::kHandedBack || !drain_.waiting_in(facts.partition)) {
     if (transactions_.abandoned_by(facts.partition, facts.txn)) return Route::kAbandons;
   }
-  // While draining, a transaction newer than the open ones waits, and so does all after it in its partition.
-  if (drain_.waits(facts.partition, facts.txn, transactions_)) return Route::kWaits;
+  // While draining, a transaction newer than the open ones waits, and behind a schema barrier one
+  // after the statement; so does all after it in its partition (a record handed back was first).
+  if (arrival == Arrival::kHandedBack ? drain_.holds(facts.txn, transactions_)
+                                      : drain_.waits(facts.partition, facts.txn, transactions_)) {
+    return Route::kWaits;
+  }
   if (!facts.txn.id.empty() && ownership.abandoned(facts.txn.id)) return Route::kOfAbandoned;
   if (facts.malformed) return Route::kMalformed;
   if (facts.schema_change) return Route::kSchemaChange;
@@ -179,6 +183,7 @@ void SessionState::appended_history(TableState& table) {
 
 bool SessionState::meet(TableState& table, SchemaChangeRecord statement, const kafka::ConsumedRecord& record) {
   if (!table.schema_change) {
+    drain_.raise_barrier(table.topic, statement.position);
     table.schema_change.emplace(MetSchemaChange{std::move(statement), {}, {}});
   } else if (table.schema_change->statement.txn != statement.txn) {
     // A partition holds everything behind the statement it met, so the next one cannot come first.
@@ -191,7 +196,7 @@ bool SessionState::meet(TableState& table, SchemaChangeRecord statement, const k
   return met.offsets.size() == met.statement.partitions.size();
 }
 
-void SessionState::schema_change_applied(TableState& table, const MetSchemaChange& met) {
+void SessionState::schema_change_applied(TableState& table, MetSchemaChange& met) {
   for (const auto& [partition, offset] : met.offsets) {
     Progress& progress = table.progress_of(partition);
     BINBERG_ASSERT(offset >= progress.next_offset, "{} [{}]: schema change {} at offset {} below the next offset {}",
@@ -201,6 +206,33 @@ void SessionState::schema_change_applied(TableState& table, const MetSchemaChang
     progress.last_txn_position = met.statement.position;
   }
   table.note_newest(Coordinates{met.statement.position, 0, 0}, met.statement.gtid);
+  drain_.lift_barrier(table.topic);
+  // Held behind the statement in their partitions: handled again in order, once nothing holds them.
+  for (ReadRecord& held : met.held) {
+    TransactionMark mark = RecordFacts::of(held).txn;
+    drain_.wait(std::move(held), std::move(mark));
+  }
+}
+
+bool SessionState::schema_change_due() const {
+  return std::any_of(tables_.begin(), tables_.end(), [](const auto& entry) {
+    const std::optional<MetSchemaChange>& met = entry.second.schema_change;
+    return met && met->offsets.size() == met->statement.partitions.size();
+  });
+}
+
+bool SessionState::carry_barrier(const CarriedBarrier& barrier) {
+  const auto table = tables_.find(barrier.topic);
+  if (table == tables_.end()) return true;  // another sink's now, or stopped: kept for a later session
+  for (const auto& [partition, progress] : table->second.committed) {
+    if (passed(progress, barrier.position)) return false;  // applied (by another sink meanwhile)
+  }
+  drain_.raise_barrier(barrier.topic, barrier.position);
+  return true;
+}
+
+void SessionState::wait(ReadRecord read, const RecordFacts& facts, Arrival arrival) {
+  drain_.wait(std::move(read), facts.txn, arrival == Arrival::kHandedBack);
 }
 
 bool SessionState::finished() const {
@@ -232,7 +264,7 @@ bool SessionState::claim_due() const {
 
 bool SessionState::commit_due(std::chrono::steady_clock::duration since_commit, std::size_t max_changes,
                               std::chrono::steady_clock::duration interval) const {
-  if (drain_.draining() || drain_.anything_waits()) return false;
+  if (drain_.draining() || drain_.anything_ready(transactions_)) return false;
   return pending_changes_ >= max_changes ||
          (since_commit >= interval && (pending_changes_ > 0 || offsets_moved_ || claim_due()));
 }
@@ -270,10 +302,18 @@ void SessionState::check_cut(CommitScope scope, const TableState* only) const {
   if (scope == CommitScope::kAll) {
     BINBERG_ASSERT(transactions_.whole(), "a commit is cut while transaction {} is open (invariant 2)",
                    transactions_.first());
-  } else {
-    BINBERG_ASSERT(only != nullptr && !transactions_.partly_in(only->topic),
-                   "topic {}: its table is committed alone while a transaction's part of it is open (invariant 2)",
-                   only == nullptr ? "" : only->topic);
+    return;
+  }
+  // A table committed alone makes a schema change's commit: every transaction before the statement
+  // was committed whole just before, in every table, and none after it was applied yet.
+  BINBERG_ASSERT(only != nullptr, "a table committed alone names no table");
+  BINBERG_ASSERT(transactions_.whole(),
+                 "topic {}: its table is committed alone while transaction {} is open (invariant 2)", only->topic,
+                 transactions_.whole() ? "" : transactions_.first());
+  for (const auto& [topic, table] : tables_) {
+    BINBERG_ASSERT(&table == only || !table.dirty,
+                   "topic {}: its table is committed alone while table {} holds changes not committed (invariant 2)",
+                   only->topic, topic);
   }
 }
 
@@ -287,11 +327,11 @@ void SessionState::committed(TableState& table, PositionClaim claim) {
   table.committed = table.progress;
   table.dirty = false;
   table.pending_since_ms.clear();
-  for (const ReadRecord& read : drain_.records()) {  // read, not yet applied: still pending
+  drain_.for_each([&](const ReadRecord& read) {  // read, not yet applied: still pending
     if (read.record.topic == table.topic) {
       table.pending_since_ms.emplace(Partition(read.record.partition), read.record.timestamp_ms);
     }
-  }
+  });
   table.claimed = claim == PositionClaim::kClaimed ? table.newest : std::nullopt;
   table.snapshot_rows = 0;
 }

@@ -9,8 +9,9 @@
 //
 // Its invariants, asserted where the state changes (the numbers are kafka_sink.h's):
 //   - a partition's next offset only grows, and so does what the tables committed of it (1, 3);
-//   - a commit of every table is cut only when every transaction is whole; a table committed
-//     alone (before a schema change) holds its part of every transaction whole (2);
+//   - a commit of every table is cut only when every transaction is whole; a table is committed
+//     alone only for a schema change, when no transaction is open and no other table holds
+//     changes not committed (2);
 //   - a table's writer epoch never goes back (8).
 
 #include <chrono>
@@ -57,7 +58,8 @@ struct ChangeAction {
 
 // A DDL statement met in some partitions of a table's topic. The records behind it in those
 // partitions are held until every partition met it (then each has handed over all changes before
-// it) and it is applied: the tables never mix changes from either side of it.
+// it) and it is applied: the tables never mix changes from either side of it. From its first
+// partition on, it raises a schema barrier (Drain): the records of every topic after it wait too.
 struct MetSchemaChange {
   SchemaChangeRecord statement;
   std::map<Partition, Offset> offsets;  // of its record, in the partitions that met it
@@ -136,7 +138,17 @@ class SessionState {
   // then). Throws Error for another statement while one is not applied everywhere.
   bool meet(TableState& table, SchemaChangeRecord statement, const kafka::ConsumedRecord& record);
   // The statement was applied: its records are passed, and TABLE holds what came before it.
-  void schema_change_applied(TableState& table, const MetSchemaChange& met);
+  // Lifts its barrier; the records held behind it wait in the drain, in order, until nothing holds them.
+  void schema_change_applied(TableState& table, MetSchemaChange& met);
+  // Whether a table's partitions all met its schema change: it is applied after a commit of every table.
+  bool schema_change_due() const;
+  // Raises BARRIER again when its table is read here; false when the table passed its statement.
+  bool carry_barrier(const CarriedBarrier& barrier);
+  // READ (of FACTS) waits in the drain; a record handed back waits first in its partition again.
+  void wait(ReadRecord read, const RecordFacts& facts, Arrival arrival);
+  // The first waiting record of a partition that no longer waits, taken out to be handled again.
+  std::optional<ReadRecord> take_ready() { return drain_.take_ready(transactions_); }
+  bool anything_ready() const { return drain_.anything_ready(transactions_); }
 
   OpenTransactions& transactions() { return transactions_; }
   const OpenTransactions& transactions() const { return transactions_; }

@@ -35,6 +35,8 @@ void SinkSession::open() {
     commit(CommitScope::kAll);  // the seed's rows and offsets, before anything read
     for (auto& [topic, table] : state_.tables()) table.committed_at_open = table.committed;
   }
+  // Raised before anything is read: nothing after the statement is applied before it this time.
+  if (sink_.carried_barrier && !state_.carry_barrier(*sink_.carried_barrier)) sink_.carried_barrier.reset();
   opening.assign_partitions(*input_);
   report_offsets();  // a rewound group shows where the tables are again
   failpoint::hit("sink.after_open");
@@ -70,7 +72,7 @@ void SinkSession::handle(ReadRecord& read, Arrival arrival) {
           record.topic, record.partition, record.offset, abandoned));
     }
     case Route::kWaits:
-      return state_.drain().wait(std::move(read));
+      return state_.wait(std::move(read), facts, arrival);
     default:
       break;
   }
@@ -186,15 +188,24 @@ void SinkSession::meet_schema_change(TableState& table, ReadRecord& read, const 
     sink_.metrics.redelivered.counter({"position"}).add();
     return state_.advance(table, record);
   }
-  if (state_.meet(table, statement, record)) apply_schema_change(table);
+  if (!table.schema_change) {
+    if (const std::optional<std::string> after = state_.transactions().open_after(statement.position)) {
+      sink_.carried_barrier = CarriedBarrier{table.topic, statement.position};
+      throw BehindSchemaChange(fmt::format(
+          "{} [{}] offset {}: schema change {} met after transaction {}, which follows it, began in this session; "
+          "reading again from the committed offsets with the changes after the statement held from the start",
+          record.topic, record.partition, record.offset, statement.txn, *after));
+    }
+  }
+  state_.meet(table, statement, record);  // applied once every partition met it (run)
 }
 
-// What came before the statement is committed first (the table alone: its part of every
-// transaction before the statement is whole, since every partition passed them). The statement
-// then evolves the tables, as in path A (evolve_tables), in a commit of its own whose offsets pass
-// its records: the snapshot that first holds the statement is the first with the new schema, and
-// a crash before that commit meets it again. A statement the policy refuses stops the table before
-// it (TableStopped: the other tables go on), at every start, until the operator accepts it.
+// Right after a commit of every table, which held every transaction before the statement whole (its
+// schema barrier held those after it back), the statement evolves the tables, as in path A
+// (evolve_tables), in a commit of its own whose offsets pass its records: the snapshot that first
+// holds the statement is the first with the new schema, and a crash before that commit meets it
+// again. A statement the policy refuses stops the table before it (TableStopped: the other tables
+// go on), at every start, until the operator accepts it.
 void SinkSession::apply_schema_change(TableState& table) {
   MetSchemaChange met = std::move(*table.schema_change);
   table.schema_change.reset();
@@ -204,10 +215,7 @@ void SinkSession::apply_schema_change(TableState& table) {
     output.open_recorded(table.opened_at);
     table.writing = true;
   }
-  if (output.is_open()) {
-    commit(CommitScope::kOneTable, &table);  // the changes before the statement, under the old schema
-    evolve_table(output, table, met, options_.accepted_schema_changes);
-  }
+  if (output.is_open()) evolve_table(output, table, met, options_.accepted_schema_changes);
   // Without tables yet there is nothing to evolve: the first change makes them with its schema.
   state_.schema_change_applied(table, met);
   if (output.is_open()) {
@@ -215,9 +223,16 @@ void SinkSession::apply_schema_change(TableState& table) {
     failpoint::hit("sink.before_schema_commit");
     commit(CommitScope::kOneTable, &table, fmt::format("sink:{}:schema:{}", options_.group_id, statement.txn));
   }
+  if (sink_.carried_barrier && sink_.carried_barrier->topic == table.topic) sink_.carried_barrier.reset();
   ++sink_.stats.schema_changes;
   sink_.metrics.schema_changes.add();
-  for (ReadRecord& held : met.held) handle(held, Arrival::kHandedBack);
+}
+
+void SinkSession::apply_due_schema_changes() {
+  for (auto& [topic, table] : state_.tables()) {
+    const std::optional<MetSchemaChange>& met = table.schema_change;
+    if (met && met->offsets.size() == met->statement.partitions.size()) apply_schema_change(table);
+  }
 }
 
 void SinkSession::commit(CommitScope scope, TableState* only, std::string commit_id) {
@@ -280,12 +295,10 @@ void SinkSession::report_offsets() {
   }
 }
 
-// Handles one record that waited through the last drain, else the next item the input reads.
+// Handles one waiting record that nothing holds any more, else the next item the input reads.
 void SinkSession::handle_next() {
-  Drain& drain = state_.drain();
-  if (drain.anything_waits() && !drain.draining()) {
-    ReadRecord read = drain.take();
-    handle(read, Arrival::kHandedBack);
+  if (std::optional<ReadRecord> ready = state_.take_ready()) {
+    handle(*ready, Arrival::kHandedBack);
   } else if (std::optional<ReadItem> item = input_->next(options_.poll_timeout)) {
     if (auto* end = std::get_if<kafka::PartitionEnd>(&*item)) {
       DeliveryChecks(state_, *input_).end(*end);
@@ -313,10 +326,10 @@ void SinkSession::run(const std::function<bool()>& stop) {
   for (;;) {
     // stop() is asked every time round (scale-out serves the group's callbacks in it, draining too).
     stop_requested = stop() || stop_requested || state_.finished();
-    // A drain begins only once the records that waited through the last one are handled again:
-    // during a drain they stay where they are, so an open transaction with a record among them
-    // would never end. (They are handled one per round, without reading: this takes little time.)
-    if (!stopping && stop_requested && !drain.anything_waits()) {
+    // A drain begins only once the records that waited through the last one are handled again (one
+    // per round, without reading: this takes little time); those a schema barrier holds stay, and
+    // are read again at the next start.
+    if (!stopping && stop_requested && !state_.anything_ready()) {
       stopping = true;
       state_.begin_drain();
       draining_since = clock_.now();
@@ -326,7 +339,9 @@ void SinkSession::run(const std::function<bool()>& stop) {
       update_lag();
       last_lag = clock_.now();
     }
-    if (state_.commit_due(clock_.now() - last_commit, options_.commit.max_events, options_.commit.interval)) {
+    // A schema change met in every partition of its table is applied after a commit of every table.
+    if (state_.commit_due(clock_.now() - last_commit, options_.commit.max_events, options_.commit.interval) ||
+        (!drain.draining() && state_.schema_change_due())) {
       state_.begin_drain();
       draining_since = clock_.now();
     }
@@ -334,6 +349,7 @@ void SinkSession::run(const std::function<bool()>& stop) {
       commit(CommitScope::kAll);
       last_commit = clock_.now();
       drain.end();
+      apply_due_schema_changes();
       if (stopping) {
         sink_.stats.rebuilt = state_.finished();
         return;

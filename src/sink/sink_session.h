@@ -35,6 +35,13 @@ class AbandonedTransaction : public Error {
   using Error::Error;
 };
 
+// A schema change met after a transaction that follows it began: the session rolls back and the next
+// one holds the records after the statement back from its start (SinkContext::carried_barrier).
+class BehindSchemaChange : public Error {
+ public:
+  using Error::Error;
+};
+
 // What a session shares with the sink that runs it, from one session to the next.
 struct SinkContext {
   const KafkaSinkOptions& options;
@@ -43,6 +50,7 @@ struct SinkContext {
   SinkMetrics& metrics;
   KafkaSinkStats& stats;
   Ownership& ownership;
+  std::optional<CarriedBarrier>& carried_barrier;  // until its statement is applied
 };
 
 class SinkSession {
@@ -70,8 +78,10 @@ class SinkSession {
   void count(TableState& table, const RecordFacts& facts);
   void replay(TableState& table, const ReadRecord& read, ChangeEvent event, const ReplayOf& replay_of);
   void meet_schema_change(TableState& table, ReadRecord& read, const RecordFacts& facts);
-  // Every partition met TABLE's schema change: applies it, then handles the records held behind it.
+  // Every partition met TABLE's schema change: applies it; the records held behind it wait to be handed back.
   void apply_schema_change(TableState& table);
+  // After a commit of every table: applies the schema changes every partition of their table met.
+  void apply_due_schema_changes();
 
   // Commits every table (kAll) or ONLY with what they applied; COMMIT_ID: a generated one.
   void commit(CommitScope scope, TableState* only = nullptr, std::string commit_id = "");

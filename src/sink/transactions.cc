@@ -1,5 +1,7 @@
 #include "sink/transactions.h"
 
+#include <algorithm>
+
 #include "capture/source_position.h"
 #include "core/assert.h"
 
@@ -72,15 +74,35 @@ bool OpenTransactions::partly_in(const std::string& topic) const {
   return false;
 }
 
+std::optional<std::string> OpenTransactions::open_after(const mysql::BinlogPosition& position) const {
+  for (const auto& [id, txn] : open_) {
+    if (!txn.position.file.empty() && capture::compare_binlog(txn.position, position) > 0) return id;
+  }
+  return std::nullopt;
+}
+
 void Drain::begin(const OpenTransactions& open) {
   draining_ = true;  // a stop during a drain begins it again, at the open transactions' horizon now
   horizon_ = open.horizon();
 }
 
-bool Drain::waits(const envelope::TopicPartition& partition, const TransactionMark& mark,
-                  const OpenTransactions& open) const {
+void Drain::raise_barrier(const std::string& topic, const mysql::BinlogPosition& position) {
+  barriers_[topic] = position;
+}
+
+std::optional<mysql::BinlogPosition> Drain::barrier() const {
+  std::optional<mysql::BinlogPosition> lowest;
+  for (const auto& [topic, position] : barriers_) {
+    if (!lowest || capture::compare_binlog(position, *lowest) < 0) lowest = position;
+  }
+  return lowest;
+}
+
+bool Drain::holds(const TransactionMark& mark, const OpenTransactions& open) const {
+  // A record of no source position begins no transaction: no barrier holds it back.
+  const auto barrier = this->barrier();
+  if (barrier && mark.position && capture::compare_binlog(*mark.position, *barrier) > 0) return true;
   if (!draining_) return false;
-  if (waiting_in(partition)) return true;  // everything behind a waiting record waits
   // A record of no source transaction (an outside producer's, an undecodable one) begins none: it
   // has nothing to wait for, and waiting it would hold back the open transaction around it.
   if (mark.id.empty() && !mark.position) return false;
@@ -88,20 +110,35 @@ bool Drain::waits(const envelope::TopicPartition& partition, const TransactionMa
   return !mark.position || horizon_.file.empty() || capture::compare_binlog(*mark.position, horizon_) > 0;
 }
 
-void Drain::wait(ReadRecord read) {
-  BINBERG_ASSERT(draining_, "{} [{}] offset {} waits while nothing drains", read.record.topic, read.record.partition,
-                 read.record.offset);
-  waiting_partitions_.emplace(read.record.topic, read.record.partition);
-  waiting_.push_back(std::move(read));
+void Drain::wait(ReadRecord read, TransactionMark mark, bool handed_back) {
+  std::deque<Waiting>& records = waiting_[{read.record.topic, read.record.partition}];
+  if (handed_back) {
+    records.push_front(Waiting{std::move(read), std::move(mark)});
+  } else {
+    records.push_back(Waiting{std::move(read), std::move(mark)});
+  }
 }
 
-ReadRecord Drain::take() {
-  BINBERG_ASSERT(!draining_ && !waiting_.empty(), "a waiting record is taken back while draining ({}) or none waits",
-                 draining_);
-  ReadRecord read = std::move(waiting_.front());
-  waiting_.pop_front();
-  if (waiting_.empty()) waiting_partitions_.clear();
-  return read;
+std::size_t Drain::waiting() const {
+  std::size_t count = 0;
+  for (const auto& [partition, records] : waiting_) count += records.size();
+  return count;
+}
+
+bool Drain::anything_ready(const OpenTransactions& open) const {
+  return std::any_of(waiting_.begin(), waiting_.end(),
+                     [&](const auto& entry) { return !holds(entry.second.front().mark, open); });
+}
+
+std::optional<ReadRecord> Drain::take_ready(const OpenTransactions& open) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (holds(it->second.front().mark, open)) continue;
+    ReadRecord read = std::move(it->second.front().read);
+    it->second.pop_front();
+    if (it->second.empty()) waiting_.erase(it);
+    return read;
+  }
+  return std::nullopt;
 }
 
 }  // namespace binberg::sink

@@ -58,6 +58,8 @@ class OpenTransactions {
   // Whether an open transaction lacks records it has in a partition of TOPIC (its footprint there
   // unknown, or not all counted): before a table commits alone its part of every one is whole.
   bool partly_in(const std::string& topic) const;
+  // An open transaction after POSITION in the source, if there is one.
+  std::optional<std::string> open_after(const mysql::BinlogPosition& position) const;
 
  private:
   struct Open {
@@ -75,7 +77,20 @@ class OpenTransactions {
   std::map<envelope::TopicPartition, Current> current_;
 };
 
-// Draining: a commit is due and waits for the open transactions; records of newer ones wait here.
+// A schema barrier a session rolled back for, raised again from the next session's start (KafkaSink
+// keeps it): a change after the statement had been applied before the statement was met.
+struct CarriedBarrier {
+  std::string topic;
+  mysql::BinlogPosition position;
+};
+
+// Records wait here, each partition's in order, while a drain or a schema barrier holds them.
+//
+// Draining: a commit is due and waits for the open transactions; records of newer ones wait.
+// A schema barrier: a DDL statement met in a table's topic and not yet applied. Every record of a
+// transaction after it waits, in every topic, so that no change after the statement reaches any
+// table before the statement's table holds it: the transactions before it are then committed whole
+// in one catalog commit, the statement in one of its own after them (SinkSession::apply_schema_change).
 class Drain {
  public:
   bool draining() const { return draining_; }
@@ -83,22 +98,43 @@ class Drain {
   void begin(const OpenTransactions& open);
   void end() { draining_ = false; }
 
-  // Whether a record of MARK's transaction read from PARTITION waits for the commit.
+  // TOPIC met a schema change at POSITION (raised again: no change); the lowest barrier holds.
+  void raise_barrier(const std::string& topic, const mysql::BinlogPosition& position);
+  void lift_barrier(const std::string& topic) { barriers_.erase(topic); }
+  std::optional<mysql::BinlogPosition> barrier() const;
+
+  // Whether a record of MARK's transaction waits on its own (as the first of its partition's).
+  bool holds(const TransactionMark& mark, const OpenTransactions& open) const;
+  // Whether a record of MARK's transaction read from PARTITION waits: on its own, or behind one that does.
   bool waits(const envelope::TopicPartition& partition, const TransactionMark& mark,
-             const OpenTransactions& open) const;
-  void wait(ReadRecord read);
-  bool waiting_in(const envelope::TopicPartition& partition) const { return waiting_partitions_.contains(partition); }
+             const OpenTransactions& open) const {
+    return waiting_in(partition) || holds(mark, open);
+  }
+  // READ waits behind its partition's waiting records, or before them when it was handed back.
+  void wait(ReadRecord read, TransactionMark mark, bool handed_back = false);
+  bool waiting_in(const envelope::TopicPartition& partition) const { return waiting_.contains(partition); }
   bool anything_waits() const { return !waiting_.empty(); }
-  std::size_t waiting() const { return waiting_.size(); }
-  // The first record that waited, handed back once the drain ended.
-  ReadRecord take();
-  const std::deque<ReadRecord>& records() const { return waiting_; }
+  std::size_t waiting() const;
+  // Whether the first waiting record of some partition no longer waits on its own.
+  bool anything_ready(const OpenTransactions& open) const;
+  // That record, taken out to be handled again (nullopt: every partition's first still waits).
+  std::optional<ReadRecord> take_ready(const OpenTransactions& open);
+  template <typename Visit>
+  void for_each(const Visit& visit) const {
+    for (const auto& [partition, records] : waiting_) {
+      for (const Waiting& waiting : records) visit(waiting.read);
+    }
+  }
 
  private:
+  struct Waiting {
+    ReadRecord read;
+    TransactionMark mark;
+  };
   bool draining_ = false;
   mysql::BinlogPosition horizon_;  // the newest open transaction when the drain began (empty file: none)
-  std::deque<ReadRecord> waiting_;
-  std::set<envelope::TopicPartition> waiting_partitions_;
+  std::map<envelope::TopicPartition, std::deque<Waiting>> waiting_;  // no partition without records
+  std::map<std::string, mysql::BinlogPosition> barriers_;            // by topic
 };
 
 }  // namespace binberg::sink

@@ -144,6 +144,14 @@ TEST(OpenTransactionsTest, ANewerTransactionBehindOneThatNeverEndedInItsPartitio
   EXPECT_EQ(open.abandoned_by({"t", 0}, mark("y", kAt200)), "x");
 }
 
+ReadRecord record_in(const std::string& topic, std::int32_t partition, std::int64_t offset) {
+  ReadRecord read;
+  read.record.topic = topic;
+  read.record.partition = partition;
+  read.record.offset = offset;
+  return read;
+}
+
 TEST(DrainTest, WhileDrainingANewerTransactionWaitsAndEverythingBehindIt) {
   OpenTransactions open;
   open.count({"t", 0}, mark("x", kAt200), kEveryPartition);
@@ -153,14 +161,57 @@ TEST(DrainTest, WhileDrainingANewerTransactionWaitsAndEverythingBehindIt) {
   EXPECT_FALSE(drain.waits({"t", 1}, mark("x", kAt200), open)) << "an open one is let in";
   EXPECT_FALSE(drain.waits({"t", 1}, mark("w", kAt100), open)) << "an older one is let in";
   EXPECT_TRUE(drain.waits({"t", 1}, mark("y", {"bin.000001", 300}), open));
-  ReadRecord read;
-  read.record.topic = "t";
-  read.record.partition = 1;
-  drain.wait(std::move(read));
+  drain.wait(record_in("t", 1, 7), mark("y", {"bin.000001", 300}));
   EXPECT_TRUE(drain.waits({"t", 1}, mark("w", kAt100), open)) << "behind a waiting record";
+  EXPECT_FALSE(drain.take_ready(open)) << "it still waits";
   drain.end();
-  EXPECT_EQ(drain.take().record.partition, 1);
+  const std::optional<ReadRecord> ready = drain.take_ready(open);
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->record.partition, 1);
   EXPECT_FALSE(drain.anything_waits());
+}
+
+// Issue 25: a transaction after a schema change reached the other tables before the table of the
+// statement was committed alone, and so two catalog commits. From the statement's first partition
+// on, every record after it waits, in every topic; those before it go on.
+TEST(DrainTest, BehindASchemaBarrierEveryTransactionAfterTheStatementWaitsInEveryTopic) {
+  OpenTransactions open;
+  Drain drain;
+  drain.raise_barrier("t", kAt200);
+  EXPECT_FALSE(drain.draining());
+  EXPECT_FALSE(drain.waits({"u", 0}, mark("w", kAt100), open)) << "before the statement";
+  EXPECT_FALSE(drain.waits({"u", 0}, TransactionMark{}, open)) << "no source position: begins no transaction";
+  EXPECT_TRUE(drain.waits({"u", 0}, mark("y", {"bin.000001", 300}), open));
+  drain.raise_barrier("v", {"bin.000001", 150});
+  EXPECT_EQ(drain.barrier(), mysql::BinlogPosition("bin.000001", 150)) << "the lowest holds";
+  EXPECT_TRUE(drain.waits({"u", 0}, mark("x", {"bin.000001", 170}), open));
+  drain.lift_barrier("v");
+  EXPECT_FALSE(drain.waits({"u", 0}, mark("x", {"bin.000001", 170}), open));
+}
+
+TEST(DrainTest, RecordsBehindABarrierAreHandedBackInTheirPartitionsOrderOnceItIsLifted) {
+  OpenTransactions open;
+  Drain drain;
+  drain.raise_barrier("t", kAt200);
+  drain.wait(record_in("u", 0, 4), mark("y", {"bin.000001", 300}));
+  drain.wait(record_in("u", 0, 5), mark("w", kAt100));  // behind it: an older transaction produced again
+  drain.wait(record_in("u", 1, 9), mark("z", {"bin.000001", 400}));
+  EXPECT_FALSE(drain.anything_ready(open));
+  drain.wait(record_in("u", 0, 4), mark("y", {"bin.000001", 300}), /*handed_back=*/true);  // first again
+  EXPECT_EQ(drain.waiting(), 4u);
+  drain.lift_barrier("t");
+  std::vector<std::int64_t> offsets;
+  while (const std::optional<ReadRecord> ready = drain.take_ready(open)) offsets.push_back(ready->record.offset);
+  EXPECT_EQ(offsets, (std::vector<std::int64_t>{4, 4, 5, 9}));
+  EXPECT_FALSE(drain.anything_waits());
+}
+
+TEST(OpenTransactionsTest, ATransactionAfterAPositionIsFoundWhileOpen) {
+  OpenTransactions open;
+  open.count({"u", 0}, mark("w", kAt100), kEveryPartition);
+  EXPECT_EQ(open.open_after(kAt100), std::nullopt);
+  open.count({"u", 0}, mark("y", {"bin.000001", 300}), kEveryPartition);
+  EXPECT_EQ(open.open_after(kAt200), "y");
 }
 
 // A record of no source transaction (an outside producer's, undecodable) in the middle of an open
@@ -241,6 +292,22 @@ TEST(SessionStateDeathTest, ACommitIsNeverCutInTheMiddleOfATransaction) {
   state.check_cut(CommitScope::kAll, nullptr);
   state.transactions().count({"t", 0}, mark("x", kAt100), kEveryPartition);
   EXPECT_DEATH(state.check_cut(CommitScope::kAll, nullptr), "a commit is cut while transaction x is open");
+}
+
+// A table is committed alone only for its schema change: every transaction before the statement was
+// committed whole, in every table, just before.
+TEST(SessionStateDeathTest, ATableIsCommittedAloneOnlyWhenNoTransactionIsOpenAndNoOtherTableHoldsChanges) {
+  SessionState state("group", SessionMode::kSink);
+  TableState& t = state.add_table("t");
+  TableState& u = state.add_table("u");
+  state.check_cut(CommitScope::kOneTable, &t);
+  u.dirty = true;
+  EXPECT_DEATH(state.check_cut(CommitScope::kOneTable, &t),
+               "topic t: its table is committed alone while table u holds changes not committed");
+  u.dirty = false;
+  state.transactions().count({"u", 0}, mark("w", kAt100), kEveryPartition);
+  EXPECT_DEATH(state.check_cut(CommitScope::kOneTable, &t),
+               "topic t: its table is committed alone while transaction w is open");
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 //      grow, and the current-state table and its changelog commit together (same offsets, same
 //      commit)
 //   2  whole transactions: a source transaction's changes reach a table in one snapshot (a replayed
-//      dead letter stands outside), and the tables it touches in one commit (but for a table
-//      committed alone before a schema change, and tables two sinks hold)
+//      dead letter stands outside), and the tables it touches in one commit, schema changes
+//      included (but for tables two sinks hold)
 //   3  redelivery changes nothing: no event is in a changelog twice, each row is the source's
 //      change, and the current state is the changelog folded in source order (no key moves back)
 //   4  nothing lost to bad input: a diverted record is acknowledged before a commit passes it; at

@@ -231,24 +231,30 @@ std::optional<std::string> TableWatch::location(const iceberg::TableIdentifier& 
 
 std::optional<ObservedSnapshot> TableWatch::next() {
   const std::optional<std::string> now = location(changelog_);
-  if (!now || now == last_location_) return std::nullopt;
+  if (!now || (now == last_location_ && !behind_)) return std::nullopt;
   last_location_ = now;
   const iceberg::LoadedTable table = catalog_.load_table(changelog_);
   const iceberg::Snapshot* current = table.metadata.current_snapshot();
+  behind_ = false;
   if (current == nullptr || current->snapshot_id == last_snapshot_) return std::nullopt;
   // The table only moves forward: the last snapshot seen is an ancestor of this one.
-  if (last_snapshot_) {
-    bool descends = false;
-    for (const iceberg::Snapshot* at = current; at != nullptr && !descends;) {
-      descends = at->snapshot_id == *last_snapshot_;
-      at = at->parent_snapshot_id ? table.metadata.find_snapshot(*at->parent_snapshot_id) : nullptr;
+  std::vector<const iceberg::Snapshot*> unseen;  // newest first, down to the last one seen
+  bool descends = !last_snapshot_;
+  for (const iceberg::Snapshot* at = current; at != nullptr;) {
+    if (last_snapshot_ && at->snapshot_id == *last_snapshot_) {
+      descends = true;
+      break;
     }
-    check(descends, "table {}: snapshot {} does not descend from snapshot {} seen before", changelog_.to_string(),
-          current->snapshot_id, *last_snapshot_);
+    unseen.push_back(at);
+    at = at->parent_snapshot_id ? table.metadata.find_snapshot(*at->parent_snapshot_id) : nullptr;
   }
-  last_snapshot_ = current->snapshot_id;
-  ObservedSnapshot observed{current->snapshot_id, current->summary, {}};
-  iceberg::ScanPlan plan = iceberg::plan_scan(table.metadata, current->snapshot_id);
+  check(descends, "table {}: snapshot {} does not descend from snapshot {} seen before", changelog_.to_string(),
+        current->snapshot_id, last_snapshot_.value_or(0));
+  const iceberg::Snapshot* next = unseen.back();
+  behind_ = next != current;
+  last_snapshot_ = next->snapshot_id;
+  ObservedSnapshot observed{next->snapshot_id, next->summary, {}, !behind_};
+  iceberg::ScanPlan plan = iceberg::plan_scan(table.metadata, next->snapshot_id);
   check(plan.delete_files.empty(), "changelog {} has delete files: it is append-only", changelog_.to_string());
   std::erase_if(plan.data_files,
                 [&](const iceberg::LiveFile& file) { return !seen_files_.insert(file.file.file_path).second; });

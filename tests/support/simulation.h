@@ -135,6 +135,7 @@ struct ObservedSnapshot {
   std::int64_t snapshot_id = 0;
   std::map<std::string, std::string> summary;
   std::vector<ChangelogRow> added;  // changelog rows this snapshot added (the changelog is append-only)
+  bool current = true;              // the changelog's current snapshot (else an older one not seen yet)
 };
 
 // Watches the current snapshots of a changelog and its current-state table in a real catalog and
@@ -146,9 +147,11 @@ class TableWatch {
   TableWatch(iceberg::Catalog& catalog, iceberg::TableIdentifier changelog, iceberg::TableIdentifier state,
              std::vector<std::string> columns);
 
-  // The changelog's current snapshot when it is one not seen yet (rows it added read from the
-  // data files not seen before); nullopt when it did not move. A snapshot that no longer descends
-  // from the last one seen breaks an invariant (a table never moves back).
+  // The oldest snapshot of the changelog not seen yet, up to its current one (rows it added read
+  // from the data files not seen before): one at a time, as a sink may commit twice between two
+  // looks (a schema change's commit right after the commit of every table); nullopt when it did
+  // not move. A snapshot that no longer descends from the last one seen breaks an invariant (a
+  // table never moves back).
   std::optional<ObservedSnapshot> next();
   // The current-state table as it is now: its current snapshot's summary (empty: none yet) and
   // rows; nullopt when there is no such table.
@@ -167,6 +170,7 @@ class TableWatch {
   const std::vector<std::string> columns_;
   std::optional<std::string> last_location_;
   std::optional<std::int64_t> last_snapshot_;
+  bool behind_ = false;  // the last snapshot seen is older than the current one
   std::set<std::string> seen_files_;
 };
 
