@@ -206,6 +206,61 @@ TEST(DrainTest, RecordsBehindABarrierAreHandedBackInTheirPartitionsOrderOnceItIs
   EXPECT_FALSE(drain.anything_waits());
 }
 
+RecordFacts facts_of(const std::string& topic, std::int32_t partition, TransactionMark txn) {
+  RecordFacts facts;
+  facts.partition = {topic, partition};
+  facts.txn = std::move(txn);
+  return facts;
+}
+
+// A schema change met in one partition of t's topic: a record after it waits in u's topic too, one
+// before it goes on, and a record that shows an open transaction was abandoned still rolls back
+// (waiting, it would hold back the commit that waits for that transaction). Once the statement is
+// applied, what waited is handed back.
+TEST(SessionStateTest, BehindASchemaChangeMetInOnePartitionRecordsAfterItWaitInEveryTopic) {
+  SessionState state("group", SessionMode::kSink);
+  TableState& t = state.add_table("t");
+  TableState& u = state.add_table("u");
+  for (const std::int32_t partition : {0, 1}) {
+    t.progress_of(Partition(partition));
+    u.progress_of(Partition(partition));
+  }
+  const Ownership ownership({"t", "u"}, "sink-1", Scaling::kAlone);
+  const mysql::BinlogPosition at300{"bin.000001", 300};
+  state.count(u, facts_of("u", 1, mark("w", kAt100)));  // before the statement, not whole
+  SchemaChangeRecord statement;
+  statement.txn = "0-1-2";
+  statement.position = kAt200;
+  statement.partitions = {Partition(0), Partition(1)};
+  kafka::ConsumedRecord at;
+  at.topic = "t";
+  at.offset = 3;
+  EXPECT_FALSE(state.meet(t, statement, at));
+  EXPECT_FALSE(state.schema_change_due());
+  EXPECT_EQ(state.route(u, record_in("u", 0, 0), facts_of("u", 0, mark("y", at300)), Arrival::kRead, ownership),
+            Route::kWaits);
+  EXPECT_EQ(state.route(u, record_in("u", 0, 0), facts_of("u", 0, mark("v", kAt100)), Arrival::kRead, ownership),
+            Route::kChange)
+      << "before the statement";
+  EXPECT_EQ(state.route(t, record_in("t", 0, 4), facts_of("t", 0, mark("v", kAt100)), Arrival::kRead, ownership),
+            Route::kHeld)
+      << "behind the statement in its partition";
+  EXPECT_EQ(state.route(u, record_in("u", 1, 0), facts_of("u", 1, mark("y", at300)), Arrival::kRead, ownership),
+            Route::kAbandons)
+      << "w never ended in u [1]";
+  state.wait(record_in("u", 0, 5), facts_of("u", 0, mark("y", at300)), Arrival::kRead);
+  EXPECT_FALSE(state.take_ready());
+  at.partition = 1;
+  EXPECT_TRUE(state.meet(t, statement, at));
+  EXPECT_TRUE(state.schema_change_due());
+  MetSchemaChange met = std::move(*t.schema_change);
+  t.schema_change.reset();
+  state.schema_change_applied(t, met);
+  const std::optional<ReadRecord> ready = state.take_ready();
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->record.offset, 5);
+}
+
 TEST(OpenTransactionsTest, ATransactionAfterAPositionIsFoundWhileOpen) {
   OpenTransactions open;
   open.count({"u", 0}, mark("w", kAt100), kEveryPartition);
