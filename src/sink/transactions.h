@@ -7,7 +7,8 @@
 // partition carries it) and every partition this sink reads holds the records the footprint lists
 // there. A commit is due: the drain begins; from then on a record that begins a transaction newer
 // than every open one waits (and so does everything behind it in its partition) until the open
-// ones are whole and the commit is cut; older ones are let in, so the drain always ends.
+// ones are whole and the commit is cut; older ones are let in, so the drain always ends. A schema
+// barrier (a DDL statement met, not yet applied) likewise holds every record after the statement.
 
 #include <deque>
 #include <functional>
